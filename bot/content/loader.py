@@ -1,0 +1,414 @@
+"""Loading question packs from YAML with errors that name file, line, item id and field.
+
+YAML's implicit typing turns ``no``, ``on``, ``off`` into booleans and ``1e3`` into a number
+(the "Norway problem"). We never let that happen to text: the file is *composed* into
+nodes and every scalar becomes a string (or ``None`` for an unquoted ``null``/``~``/empty).
+pydantic then converts the few fields that really are numbers or booleans, and rejects
+anything that does not fit, so a text field always holds exactly what the author typed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from bot.content.models import Item, Kind, Pack
+
+MAX_PACK_BYTES = 2 * 1024 * 1024
+"""A pack file larger than 2 MiB is refused before parsing (a bank is ~100 KiB)."""
+
+_NULLS = {"", "~", "null", "Null", "NULL"}
+
+Loc = tuple[str | int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ContentError:
+    """One problem in a content file.
+
+    Attributes:
+        file: the file as given (relative paths stay relative).
+        line: 1-based line, or None when unknown.
+        column: 1-based column, or None.
+        where: ``ITEMID.field.path`` (or ``items[3].field`` before an id is known).
+        message: what is wrong, in words.
+    """
+
+    file: str
+    line: int | None
+    column: int | None
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        pos = self.file
+        if self.line is not None:
+            pos += f":{self.line}"
+            if self.column is not None:
+                pos += f":{self.column}"
+        return f"{pos}: {self.where}: {self.message}" if self.where else f"{pos}: {self.message}"
+
+
+class ContentErrors(Exception):
+    """Raised when one or more content files are invalid; ``errors`` lists every problem."""
+
+    def __init__(self, errors: Sequence[ContentError]) -> None:
+        self.errors = list(errors)
+        super().__init__("\n".join(str(e) for e in self.errors))
+
+
+def _fail(
+    file: str, message: str, line: int | None = None, column: int | None = None
+) -> ContentErrors:
+    """A ContentErrors holding one file-level problem."""
+    return ContentErrors([ContentError(file, line, column, "", message)])
+
+
+class _Marks:
+    """Map from a data path (``("items", 3, "rubric")``) to its YAML position."""
+
+    def __init__(self) -> None:
+        self.key: dict[Loc, yaml.Mark] = {}
+        self.value: dict[Loc, yaml.Mark] = {}
+
+    def find(self, loc: Loc) -> yaml.Mark | None:
+        """Position of ``loc``, or of its nearest ancestor that exists in the file."""
+        for cut in range(len(loc), -1, -1):
+            prefix = loc[:cut]
+            if prefix in self.key:
+                return self.key[prefix]
+            if prefix in self.value:
+                return self.value[prefix]
+        return None
+
+
+def _to_data(node: yaml.Node, loc: Loc, marks: _Marks, errors: list[tuple[Loc, str]]) -> Any:
+    """Convert a composed node to plain data, keeping every scalar a string."""
+    marks.value[loc] = node.start_mark
+    if isinstance(node, yaml.ScalarNode):
+        if node.style is None and node.value in _NULLS:
+            return None
+        return node.value
+    if isinstance(node, yaml.SequenceNode):
+        return [_to_data(child, (*loc, i), marks, errors) for i, child in enumerate(node.value)]
+    if isinstance(node, yaml.MappingNode):
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                marks.key[(*loc, "?")] = key_node.start_mark
+                errors.append(((*loc, "?"), "mapping keys must be plain words"))
+                continue
+            key = key_node.value
+            child = (*loc, key)
+            if key in out:
+                marks.key[child] = key_node.start_mark
+                errors.append((child, f"duplicate key {key!r} (the earlier value would be lost)"))
+                continue
+            marks.key[child] = key_node.start_mark
+            out[key] = _to_data(value_node, child, marks, errors)
+        return out
+    raise TypeError(f"unexpected YAML node {type(node).__name__}")  # pragma: no cover
+
+
+def _where(loc: Loc, data: Any) -> str:
+    """Render a pydantic/raw location as ``TF3.rubric.concepts[1].weight``."""
+    parts: list[str] = []
+    rest = list(loc)
+    if len(rest) >= 2 and rest[0] == "items" and isinstance(rest[1], int):
+        index = rest[1]
+        item_id = None
+        if isinstance(data, dict):
+            items = data.get("items")
+            if isinstance(items, list) and index < len(items) and isinstance(items[index], dict):
+                raw_id = items[index].get("id")
+                if isinstance(raw_id, str) and raw_id:
+                    item_id = raw_id
+        parts.append(item_id or f"items[{index}]")
+        rest = rest[2:]
+    for step in rest:
+        if isinstance(step, int):
+            if parts:
+                parts[-1] += f"[{step}]"
+            else:
+                parts.append(f"[{step}]")
+        else:
+            parts.append(str(step))
+    return ".".join(parts)
+
+
+def _message(err: Any) -> str:
+    """Turn one pydantic error dict into a short sentence an author can act on."""
+    kind = err["type"]
+    ctx = err.get("ctx") or {}
+    if kind == "missing":
+        return "missing required field"
+    if kind == "extra_forbidden":
+        return "unknown key (not part of the schema; check the spelling)"
+    if kind == "greater_than":
+        return f"must be > {ctx.get('gt')}"
+    if kind == "greater_than_equal":
+        return f"must be >= {ctx.get('ge')}"
+    if kind == "less_than":
+        return f"must be < {ctx.get('lt')}"
+    if kind == "less_than_equal":
+        return f"must be <= {ctx.get('le')}"
+    if kind == "too_short":
+        return f"needs at least {ctx.get('min_length')} entries"
+    if kind == "too_long":
+        return f"has too many entries (at most {ctx.get('max_length')})"
+    if kind == "string_too_short":
+        return "must not be empty"
+    if kind == "string_too_long":
+        return f"is too long (at most {ctx.get('max_length')} characters)"
+    if kind == "string_pattern_mismatch":
+        return f"does not match the required pattern {ctx.get('pattern')}"
+    if kind == "enum":
+        return f"must be one of {ctx.get('expected')}"
+    if kind == "literal_error":
+        return f"must be {ctx.get('expected')}"
+    msg = str(err["msg"])
+    if kind in {"string_type", "int_type", "float_type", "bool_type", "list_type", "dict_type"}:
+        return msg.replace("Input should be", "must be")
+    if kind in {"int_parsing", "float_parsing", "bool_parsing"}:
+        return msg.replace("Input should be", "must be") + f" (got {err.get('input')!r})"
+    if kind == "value_error":
+        return str(ctx.get("error", msg))
+    return msg
+
+
+def _clean_loc(loc: Loc) -> Loc:
+    """Drop pydantic's union-branch markers (``str``, ``SeqPattern``...) from a location."""
+    skip = {"phrase", "seq", "near", "number"}
+    out: list[str | int] = []
+    for i, step in enumerate(loc):
+        # A tagged-union branch name sits right after a list index (patterns[0].near...).
+        after_index = i > 0 and isinstance(loc[i - 1], int)
+        if isinstance(step, str) and step in skip and after_index and i + 1 < len(loc):
+            continue
+        if isinstance(step, str) and step in skip and after_index and i + 1 == len(loc):
+            continue
+        out.append(step)
+    return tuple(out)
+
+
+def parse_pack(text: str, file: str) -> Pack:
+    """Parse and validate one pack.
+
+    Args:
+        text: the YAML source.
+        file: the name used in error messages.
+
+    Returns:
+        The validated pack.
+
+    Raises:
+        ContentErrors: invalid YAML (with line and column), duplicate keys or ids, or any
+            schema violation; every problem found is listed, not only the first.
+    """
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        col = mark.column + 1 if mark else None
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise _fail(file, f"invalid YAML: {problem}", line, col) from None
+    except yaml.YAMLError as exc:
+        raise _fail(file, f"invalid YAML: {exc}") from None
+    if node is None:
+        raise _fail(file, "the file is empty", 1, 1)
+
+    marks = _Marks()
+    raw_errors: list[tuple[Loc, str]] = []
+    data = _to_data(node, (), marks, raw_errors)
+    if not isinstance(data, dict):
+        raise _fail(file, "a pack must be a mapping with 'pack', 'title' and 'items'", 1, 1)
+
+    items = data.get("items")
+    if isinstance(items, list):
+        first_seen: dict[str, int] = {}
+        for index, raw in enumerate(items):
+            if isinstance(raw, dict) and isinstance(raw.get("id"), str):
+                iid = raw["id"]
+                if iid in first_seen:
+                    first = marks.find(("items", first_seen[iid], "id"))
+                    where = f" (first at line {first.line + 1})" if first else ""
+                    raw_errors.append((("items", index, "id"), f"duplicate item id {iid!r}{where}"))
+                else:
+                    first_seen[iid] = index
+
+    errors: list[ContentError] = []
+
+    def add(loc: Loc, message: str) -> None:
+        mark = marks.find(loc)
+        errors.append(
+            ContentError(
+                file,
+                mark.line + 1 if mark else None,
+                mark.column + 1 if mark else None,
+                _where(loc, data),
+                message,
+            )
+        )
+
+    for loc, message in raw_errors:
+        add(loc, message)
+
+    pack: Pack | None = None
+    try:
+        pack = Pack.model_validate(data)
+    except ValidationError as exc:
+        for err in exc.errors():
+            loc = _clean_loc(tuple(err["loc"]))
+            msg = _message(err)
+            if raw_errors and "duplicate item id" in msg:
+                continue
+            add(loc, msg)
+    if errors:
+        errors.sort(key=lambda e: (e.line or 0, e.column or 0))
+        raise ContentErrors(errors)
+    assert pack is not None
+    return pack
+
+
+def load_pack(path: Path) -> Pack:
+    """Read and validate one pack file.
+
+    Raises:
+        ContentErrors: unreadable, oversized (> 2 MiB), not UTF-8, or invalid content.
+    """
+    name = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_PACK_BYTES:
+            raise _fail(name, f"file is {size} bytes; at most {MAX_PACK_BYTES}")
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _fail(name, f"not UTF-8 (byte {exc.start})") from None
+    except OSError as exc:
+        raise _fail(name, f"cannot read: {exc.strerror}") from None
+    return parse_pack(text, name)
+
+
+def pack_files(paths: Iterable[Path]) -> list[Path]:
+    """Expand directories to their ``*.yaml``/``*.yml`` files (sorted), keep files as given."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out.extend(sorted([*path.glob("*.yaml"), *path.glob("*.yml")]))
+        else:
+            out.append(path)
+    return out
+
+
+@dataclass(slots=True)
+class Bank:
+    """Every item of every pack, indexed by id. Built by :func:`load_bank`."""
+
+    packs: list[Pack]
+    items: dict[str, Item] = field(default_factory=dict)
+    pack_of: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for pack in self.packs:
+            for item in pack.items:
+                self.items[item.id] = item
+                self.pack_of[item.id] = pack.pack
+
+    def __iter__(self) -> Iterator[Item]:
+        return iter(self.items.values())
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def get(self, item_id: str) -> Item | None:
+        """The item with this id, or None."""
+        return self.items.get(item_id)
+
+    def tags(self) -> list[str]:
+        """Every tag used by some item, sorted."""
+        return sorted({tag for item in self for tag in item.tags})
+
+    def select(
+        self,
+        kind: Kind | None = None,
+        tag: str | None = None,
+        difficulty: int | None = None,
+    ) -> list[Item]:
+        """Items matching every given filter, in bank order."""
+        return [
+            item
+            for item in self
+            if (kind is None or item.kind is kind)
+            and (tag is None or tag in item.tags)
+            and (difficulty is None or item.difficulty == difficulty)
+        ]
+
+    def fingerprint(self) -> str:
+        """A short hash of every item's JSON; changes whenever any content changes."""
+        digest = hashlib.sha256()
+        for item in self:
+            digest.update(item.model_dump_json().encode())
+        return digest.hexdigest()[:16]
+
+
+def load_bank(paths: Iterable[Path]) -> Bank:
+    """Load every pack under ``paths`` and check ids are unique across packs.
+
+    Args:
+        paths: pack files and/or directories of ``*.yaml`` files.
+
+    Raises:
+        ContentErrors: every problem in every file, and ids repeated across packs.
+    """
+    errors: list[ContentError] = []
+    packs: list[Pack] = []
+    owners: dict[str, str] = {}
+    files = pack_files(paths)
+    if not files:
+        raise _fail(", ".join(str(p) for p in paths), "no pack files (*.yaml) found")
+    for path in files:
+        try:
+            pack = load_pack(path)
+        except ContentErrors as exc:
+            errors.extend(exc.errors)
+            continue
+        for item in pack.items:
+            if item.id in owners:
+                also = f"duplicate item id (also in {owners[item.id]})"
+                errors.append(ContentError(str(path), None, None, item.id, also))
+            else:
+                owners[item.id] = str(path)
+        packs.append(pack)
+    if errors:
+        raise ContentErrors(errors)
+    return Bank(packs)
+
+
+def schema_json() -> str:
+    """The JSON Schema of a pack file, as written to ``content/schema.json``."""
+    import json
+
+    schema = Pack.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://autograd-tutor.invalid/content/schema.json"
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
+
+
+__all__ = [
+    "Bank",
+    "ContentError",
+    "ContentErrors",
+    "Kind",
+    "load_bank",
+    "load_pack",
+    "pack_files",
+    "parse_pack",
+    "schema_json",
+]

@@ -1,0 +1,97 @@
+"""`tutor content check`: the shipped bank passes; every broken fixture fails precisely."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.content.loader import ContentErrors, load_pack, parse_pack
+from bot.content.models import Kind
+from tests.conftest import CONTENT
+
+HERE = Path(__file__).parent
+BROKEN = sorted((HERE / "broken").glob("*.yaml"))
+
+
+def expected_message(path: Path) -> str:
+    first = path.read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("# expect: "), f"{path} lacks its '# expect:' header"
+    return first.removeprefix("# expect: ")
+
+
+def test_shipped_bank_passes_check(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["content", "check", str(CONTENT)]) == 0
+    assert capsys.readouterr().out.startswith("ok: ")
+
+
+def test_valid_fixture_passes() -> None:
+    pack = load_pack(HERE / "valid.yaml")
+    assert [item.id for item in pack.items] == ["TF1"]
+
+
+def test_there_are_at_least_ten_kinds_of_broken_fixture() -> None:
+    assert len(BROKEN) >= 10
+
+
+@pytest.mark.parametrize("path", BROKEN, ids=[p.stem for p in BROKEN])
+def test_broken_fixture_fails_with_its_message(
+    path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(["content", "check", str(path)])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert expected_message(path) in err
+    # Every problem line names the file and a line number.
+    first = err.splitlines()[0]
+    assert first.startswith(f"{path}:")
+    assert first.split(":")[1].isdigit()
+
+
+def test_yaml_words_never_become_booleans_in_text_fields() -> None:
+    text = (HERE / "valid.yaml").read_text(encoding="utf-8")
+    text = text.replace("prompt: A fixture prompt.", "prompt: no")
+    text = text.replace("hint: A fixture hint.", "hint: on")
+    text = text.replace("tags: [fixture]", "tags: [off, yes]")
+    text = text.replace('text: "False, they add up."', "text: 1e3")
+    item = parse_pack(text, "mem.yaml").items[0]
+    assert item.prompt == "no"
+    assert item.hint == "on"
+    assert item.tags == ["off", "yes"]
+    assert item.samples[1].text == "1e3"
+
+
+def test_numbers_and_booleans_still_convert_where_the_schema_wants_them() -> None:
+    item = load_pack(HERE / "valid.yaml").items[0]
+    assert item.difficulty == 1
+    assert item.answer.verdict is False
+    assert item.rubric.concepts[0].weight == 2.0
+    assert item.kind is Kind.TRUE_FALSE
+
+
+def test_every_problem_is_reported_not_only_the_first() -> None:
+    text = (HERE / "valid.yaml").read_text(encoding="utf-8")
+    text = text.replace("difficulty: 1", "difficulty: 7").replace("weight: 2", "weight: -1")
+    with pytest.raises(ContentErrors) as info:
+        parse_pack(text, "mem.yaml")
+    wheres = {error.where for error in info.value.errors}
+    assert wheres == {"TF1.difficulty", "TF1.rubric.concepts[0].weight"}
+
+
+def test_ids_repeated_across_packs_are_refused(tmp_path: Path) -> None:
+    for name in ("a.yaml", "b.yaml"):
+        (tmp_path / name).write_text((HERE / "valid.yaml").read_text(encoding="utf-8"))
+    assert main(["content", "check", str(tmp_path)]) == 1
+
+
+def test_an_empty_directory_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["content", "check", str(tmp_path)]) == 1
+    assert "no pack files" in capsys.readouterr().err
+
+
+def test_non_utf8_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("pack: caf\xe9\n".encode("latin-1"))
+    assert main(["content", "check", str(path)]) == 1
+    assert "not UTF-8" in capsys.readouterr().err

@@ -1,0 +1,48 @@
+"""Layering rules: the domain never imports discord; the bot process never imports torch."""
+
+from __future__ import annotations
+
+import pkgutil
+import subprocess
+import sys
+
+import bot
+
+DISCORD_ADAPTER = "bot.discord_app"
+
+
+def domain_modules() -> list[str]:
+    names = []
+    for info in pkgutil.walk_packages(bot.__path__, prefix="bot."):
+        if info.name.endswith("__main__"):
+            continue
+        if info.name == DISCORD_ADAPTER or info.name.startswith(DISCORD_ADAPTER + "."):
+            continue
+        names.append(info.name)
+    return names
+
+
+def imported_after(statement: str) -> set[str]:
+    code = f"import sys\n{statement}\nprint('\\n'.join(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    return set(out.split())
+
+
+def test_no_domain_module_imports_discord() -> None:
+    modules = domain_modules()
+    assert modules
+    loaded = imported_after("\n".join(f"import {name}" for name in modules))
+    assert "discord" not in loaded
+
+
+def test_the_cli_and_every_bot_module_never_import_torch() -> None:
+    statement = "import bot.cli\nbot.cli.build_parser()\n" + "\n".join(
+        f"import {info.name}"
+        for info in pkgutil.walk_packages(bot.__path__, prefix="bot.")
+        if not info.name.endswith("__main__")
+    )
+    loaded = imported_after(statement)
+    assert "torch" not in loaded
+    assert "numpy" not in loaded
