@@ -78,7 +78,9 @@ def escape_learner(text: str, limit: int) -> str:
     Returns:
         Text that renders literally in Discord (no formatting, links masked, no pings).
     """
-    safe = discord.utils.escape_mentions(discord.utils.escape_markdown(text, as_needed=False))
+    safe = discord.utils.escape_markdown(text, as_needed=False)
+    # A zero-width space after "@" and "<#" defuses @everyone, <@user>, <@&role>, <#channel>.
+    safe = safe.replace("@", "@\u200b").replace("<#", "<\u200b#")
     return clip(safe, limit)
 
 
