@@ -83,6 +83,8 @@ def explain(error: BaseException) -> str | None:
         return "This command only works in a server."
     if isinstance(error, app_commands.CommandOnCooldown):
         return f"Slow down a little: try again in {error.retry_after:.0f} s."
+    if isinstance(error, app_commands.TransformerError):
+        return "I could not use one of the values you gave; pick it from Discord's list."
     if isinstance(error, app_commands.CheckFailure):
         return "You can't use this here."
     if isinstance(error, SandboxUnavailable):

@@ -79,6 +79,28 @@ def schedule_error(exc: ValidationError) -> UserFacingError:
     return UserFacingError(escape_learner("\n".join(lines), 500))
 
 
+class TextChannelId(app_commands.Transformer):
+    """A text (or announcement) channel option, read from the interaction's resolved data.
+
+    Unlike a ``discord.TextChannel`` annotation it needs no guild cache, so it works right
+    after a restart, before the gateway has sent the guild.
+    """
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        """Discord's option type: channel."""
+        return discord.AppCommandOptionType.channel
+
+    @property
+    def channel_types(self) -> list[discord.ChannelType]:
+        """Only channels a drop can be posted in."""
+        return [discord.ChannelType.text, discord.ChannelType.news]
+
+    async def transform(self, interaction: discord.Interaction[Any], value: Any, /) -> int:
+        """The channel's id."""
+        return int(value.id)
+
+
 class ForgetConfirmView(TutorView):
     """Confirm / Cancel for ``/tutor forget-me``; only the learner who asked can press them.
 
@@ -91,8 +113,13 @@ class ForgetConfirmView(TutorView):
         self.learner_id = learner_id
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        """Only the learner who asked may confirm."""
-        return interaction.user.id == self.learner_id
+        """Only the learner who asked may confirm; anyone else is told so, privately."""
+        if interaction.user.id == self.learner_id:
+            return True
+        await interaction.response.send_message(
+            "These buttons belong to the learner who asked.", ephemeral=True
+        )
+        return False
 
     @discord.ui.button(label="Delete everything", style=discord.ButtonStyle.danger)
     async def confirm(
@@ -195,7 +222,7 @@ class TutorCog(
     async def drops_set(
         self,
         interaction: discord.Interaction[Any],
-        channel: discord.TextChannel,
+        channel: app_commands.Transform[int, TextChannelId],
         time: app_commands.Range[str, 1, 5],
         timezone: app_commands.Range[str, 1, 64],
         kinds: app_commands.Range[str, 1, 100] | None = None,
@@ -205,7 +232,7 @@ class TutorCog(
         guild_id = require_guild(interaction)
         try:
             schedule = DropScheduleIn(
-                channel_id=channel.id,
+                channel_id=channel,
                 local_time=time,
                 timezone=timezone,
                 kinds=parse_kinds(kinds),
@@ -217,7 +244,7 @@ class TutorCog(
         await self.bot.services.progress.set_drop_schedule(guild_id, schedule)
         which = ", ".join(k.value for k in schedule.kinds) or "every kind"
         await interaction.followup.send(
-            f"Daily drops on: <#{channel.id}> at {schedule.local_time} ({schedule.timezone}), "
+            f"Daily drops on: <#{channel}> at {schedule.local_time} ({schedule.timezone}), "
             f"{which}, reveal after {schedule.reveal_after_hours} h.",
             ephemeral=True,
         )
