@@ -215,6 +215,9 @@ class DropScheduler:
             log.info(
                 "drop %s: no thread (%s); revealing in the channel", reveal.drop_id, exc.status
             )
+        except ValueError:
+            # discord.py needs the guild in its cache to create a thread (it is, once READY).
+            log.info("drop %s: guild not cached; revealing in the channel", reveal.drop_id)
         else:
             targets.append((thread, None))
         targets.append((channel, f"Reveal of {drop_message.jump_url}"))

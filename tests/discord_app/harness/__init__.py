@@ -110,9 +110,12 @@ class Harness:
         self.dispatched: list[Dispatched] = []
 
     async def boot(self) -> TutorBot:
-        """Create the bot as ``tutor bot`` does and log it in (runs ``setup_hook``)."""
+        """Create the bot as ``tutor bot`` does, log it in (runs ``setup_hook``), and feed it
+        the GUILD_CREATE the gateway would send for the test guild."""
         self.bot = create_bot(self.settings, self.services, run_scheduler=False)
         await self.bot.login(TOKEN)
+        guild = payloads.guild_create(self.guild_id, [self.place], self.fake.bot_user, self.admin)
+        self.bot._connection.parsers["GUILD_CREATE"](guild)
         return self.bot
 
     async def restart(self) -> TutorBot:

@@ -269,3 +269,74 @@ def modal_submit(
     components = [answer(c) for c in modal["components"]]
     data = {"custom_id": modal["custom_id"], "components": components}
     return base(5, data, who, where, application_id)
+
+
+def guild_create(
+    guild_id: int, places: list[Place], bot_user: dict[str, Any], owner: Person
+) -> dict[str, Any]:
+    """A GUILD_CREATE dispatch for a guild with text channels, as the gateway sends after READY."""
+    everyone = {
+        "id": str(guild_id),
+        "name": "@everyone",
+        "permissions": str(MEMBER_PERMISSIONS),
+        "position": 0,
+        "color": 0,
+        "hoist": False,
+        "managed": False,
+        "mentionable": False,
+        "flags": 0,
+    }
+    bot_role = {**everyone, "id": str(snowflake()), "name": "autograd-tutor", "managed": True}
+    bot_role["permissions"] = str(BOT_PERMISSIONS)
+    bot_member = {
+        "user": bot_user,
+        "roles": [bot_role["id"]],
+        "joined_at": "2024-01-01T00:00:00+00:00",
+        "deaf": False,
+        "mute": False,
+        "flags": 0,
+    }
+    return {
+        "id": str(guild_id),
+        "name": "Study group",
+        "icon": None,
+        "owner_id": str(owner.id),
+        "afk_channel_id": None,
+        "afk_timeout": 300,
+        "verification_level": 0,
+        "default_message_notifications": 0,
+        "explicit_content_filter": 0,
+        "roles": [everyone, bot_role],
+        "emojis": [],
+        "stickers": [],
+        "features": [],
+        "mfa_level": 0,
+        "system_channel_id": None,
+        "system_channel_flags": 0,
+        "rules_channel_id": None,
+        "public_updates_channel_id": None,
+        "joined_at": "2024-01-01T00:00:00+00:00",
+        "large": False,
+        "unavailable": False,
+        "member_count": 1,
+        "voice_states": [],
+        "members": [bot_member],
+        "channels": [{k: v for k, v in p.channel().items() if k != "guild_id"} for p in places],
+        "threads": [],
+        "presences": [],
+        "stage_instances": [],
+        "guild_scheduled_events": [],
+        "soundboard_sounds": [],
+        "preferred_locale": "en-US",
+        "premium_tier": 0,
+        "premium_subscription_count": 0,
+        "premium_progress_bar_enabled": False,
+        "nsfw_level": 0,
+        "vanity_url_code": None,
+        "description": None,
+        "banner": None,
+        "splash": None,
+        "discovery_splash": None,
+        "max_members": 500000,
+        "application_id": None,
+    }
