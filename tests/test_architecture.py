@@ -46,3 +46,19 @@ def test_the_cli_and_every_bot_module_never_import_torch() -> None:
     loaded = imported_after(statement)
     assert "torch" not in loaded
     assert "numpy" not in loaded
+
+
+def test_importing_the_bot_creates_no_client_and_reads_no_settings() -> None:
+    statement = (
+        "import gc, os\n"
+        "os.environ['TUTOR_DROP_TICK_S'] = 'invalid'  # settings read at import would fail\n"
+        + "\n".join(
+            f"import {info.name}"
+            for info in pkgutil.walk_packages(bot.__path__, prefix="bot.")
+            if not info.name.endswith("__main__")
+        )
+        + "\nimport discord\nfrom pydantic_settings import BaseSettings\n"
+        "made = [o for o in gc.get_objects() if isinstance(o, discord.Client | BaseSettings)]\n"
+        "assert not made, made"
+    )
+    subprocess.run([sys.executable, "-c", statement], check=True, capture_output=True)

@@ -1,0 +1,70 @@
+"""Settings: environment with the TUTOR_ prefix, safe defaults, clear errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from bot.cli import main
+from bot.settings import TutorSettings
+
+
+def _settings(**env: str) -> TutorSettings:
+    return TutorSettings(_env_file=None)  # type: ignore[call-arg]
+
+
+def test_defaults_need_no_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TUTOR_DISCORD_TOKEN", raising=False)
+    settings = _settings()
+    assert settings.discord_token is None
+    assert settings.database_path == Path("data/tutor.db")
+    assert settings.content_dir == Path("content")
+    assert settings.drop_grace.total_seconds() == 3 * 3600
+
+
+def test_variables_use_the_tutor_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TUTOR_DEV_GUILD_ID", "123")
+    monkeypatch.setenv("TUTOR_SANDBOX_ADDRESS", "unix:/run/sandbox.sock")
+    monkeypatch.setenv("TUTOR_RUN_COOLDOWN_S", "5")
+    settings = _settings()
+    assert settings.dev_guild_id == 123
+    assert settings.sandbox_address == "unix:/run/sandbox.sock"
+    assert settings.run_cooldown_s == 5
+
+
+def test_the_token_never_appears_in_repr_or_logs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TUTOR_DISCORD_TOKEN", "MTIz.secret.token")
+    settings = _settings()
+    assert "secret" not in repr(settings)
+    assert "secret" not in str(settings.model_dump())
+    assert settings.discord_token is not None
+    assert settings.discord_token.get_secret_value() == "MTIz.secret.token"
+
+
+def test_a_bad_sandbox_address_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TUTOR_SANDBOX_ADDRESS", "tcp://sandbox")
+    with pytest.raises(ValidationError, match="sandbox_address must be unix:"):
+        _settings()
+
+
+def test_tutor_bot_names_the_bad_variable(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no .env here
+    monkeypatch.setenv("TUTOR_DISCORD_TOKEN", "x")
+    monkeypatch.setenv("TUTOR_DROP_TICK_S", "0")
+    assert main(["bot"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "TUTOR_DROP_TICK_S: Input should be greater than or equal to 1"
+    )
+
+
+def test_tutor_bot_without_a_token_says_where_to_put_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TUTOR_DISCORD_TOKEN", raising=False)
+    assert main(["bot"]) == 2
+    assert capsys.readouterr().err.startswith("TUTOR_DISCORD_TOKEN is not set")
