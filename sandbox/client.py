@@ -28,7 +28,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Literal, Self
 
 import aiohttp
 from pydantic import ValidationError
@@ -142,9 +142,7 @@ class SandboxClient:
             SandboxUnavailable: down, or no answer within ``timeout_s``.
         """
         try:
-            request = RunRequest(
-                code=code, limits=limits or LimitOverrides(), use_cache=use_cache
-            )
+            request = RunRequest(code=code, limits=limits or LimitOverrides(), use_cache=use_cache)
         except ValidationError as exc:
             raise SandboxRejected(first_error(exc), "too_large") from exc
         body = await self._call("POST", "/run", request.model_dump_json().encode())
@@ -206,7 +204,9 @@ def _error_body(status: int, body: bytes) -> ErrorBody:
     try:
         return ErrorBody.model_validate_json(body)
     except ValidationError:
-        kind = "busy" if status == 503 else "unavailable" if status >= 500 else "invalid"
+        kind: Literal["busy", "unavailable", "invalid"] = (
+            "busy" if status == 503 else "unavailable" if status >= 500 else "invalid"
+        )
         return ErrorBody(error=kind, message=f"the sandbox answered HTTP {status}")
 
 
@@ -258,7 +258,7 @@ class LocalSandbox:
         args = [self.python, "-m", "sandbox", "serve", "--unix", str(self.socket_path)]
         args += ["--python", self.python, *self.extra_args, "--content"]
         args += [str(p.resolve()) for p in self.content]
-        package_root = Path(__file__).resolve().parent.parent
+        package_root = Path(__file__).resolve().parent.parent  # noqa: ASYNC240 - local file op, microseconds
         with log_path.open("wb") as log:
             self.proc = await asyncio.create_subprocess_exec(
                 *args,
@@ -277,12 +277,13 @@ class LocalSandbox:
         return self.client
 
     async def _wait_ready(self, log_path: Path) -> None:
-        assert self.proc is not None and self.client is not None
+        assert self.proc is not None
+        assert self.client is not None
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.startup_timeout_s
         while loop.time() < deadline:
             if self.proc.returncode is not None:
-                tail = log_path.read_text(errors="replace")[-2000:]
+                tail = log_path.read_text(errors="replace")[-2000:]  # noqa: ASYNC240 - local file op, microseconds
                 raise SandboxUnavailable(f"the local sandbox exited during start-up:\n{tail}")
             if self.socket_path.exists():
                 with contextlib.suppress(SandboxError):

@@ -63,7 +63,13 @@ _libc.mount.argtypes = [
 _libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
 _libc.unshare.argtypes = [ctypes.c_int]
 _libc.sethostname.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
-_libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+_libc.prctl.argtypes = [
+    ctypes.c_int,
+    ctypes.c_ulong,
+    ctypes.c_ulong,
+    ctypes.c_ulong,
+    ctypes.c_ulong,
+]
 
 
 def _check(result: int, what: str) -> None:
@@ -186,8 +192,8 @@ def build_jail_root(extra_ro: list[Path], uid: int) -> Path:
     for node in ("null", "zero", "full", "random", "urandom"):
         (dev / node).touch()
         mount(f"/dev/{node}", dev / node, None, MS_BIND)
-    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0")):
-        (dev / name).symlink_to(target)
+    for link, dest in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0")):
+        (dev / link).symlink_to(dest)
     (dev / "stdout").symlink_to("/proc/self/fd/1")
     (dev / "stderr").symlink_to("/proc/self/fd/2")
     for name in ("proc", "tmp", "home/sandbox", "dev/shm"):

@@ -43,7 +43,9 @@ class WorkerLike(Protocol):
         ...
 
 
-def _json(model: BaseModel, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+def _json(
+    model: BaseModel, status: int = 200, headers: dict[str, str] | None = None
+) -> web.Response:
     return web.Response(
         body=model.model_dump_json().encode(),
         status=status,
@@ -135,13 +137,13 @@ async def serve(
     if unix is not None:
         unix.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
-            unix.unlink()
+            unix.unlink()  # noqa: ASYNC240 - local file op, microseconds
         site = web.UnixSite(runner, str(unix))
     else:
         site = web.TCPSite(runner, host, port)
     await site.start()
     if unix is not None:
-        unix.chmod(0o660)
+        unix.chmod(0o660)  # noqa: ASYNC240 - local file op, microseconds
     where = str(unix) if unix is not None else f"http://{host}:{port}"
     print(f"sandbox: listening on {where}", file=sys.stderr, flush=True)
     stop = stop or asyncio.Event()

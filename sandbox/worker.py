@@ -139,7 +139,7 @@ class Worker:
             "--limits",
             self.settings.limits.model_dump_json(),
         ]
-        package_root = Path(__file__).resolve().parent.parent
+        package_root = Path(__file__).resolve().parent.parent  # noqa: ASYNC240 - local file op, microseconds
         try:
             self._proc = await asyncio.create_subprocess_exec(
                 python,

@@ -82,7 +82,7 @@ PRELOAD: tuple[str, ...] = (
 JOB_ENV: dict[str, str] = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "HOME": "/home/sandbox",
-    "TMPDIR": "/tmp",
+    "TMPDIR": "/tmp",  # noqa: S108 - the job's own private tmpfs
     "LANG": "C.UTF-8",
     "LC_ALL": "C.UTF-8",
     "PYTHONIOENCODING": "utf-8",
@@ -147,7 +147,7 @@ def preload() -> str:
     torch.set_num_threads(1)
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     for opt in (torch.optim.SGD([x], lr=0.1), torch.optim.Adam([x], lr=0.1)):
-        (x * x).sum().backward()
+        (x * x).sum().backward()  # type: ignore[no-untyped-call]
         opt.step()
         opt.zero_grad()
     torch.func.grad(lambda t: (t * t).sum())(torch.ones(2))
@@ -270,6 +270,7 @@ class Zygote:
     failures: int = 0
     next_fork_at: float = 0.0
     sel: selectors.BaseSelector = field(default_factory=selectors.DefaultSelector)
+    busy: dict[int, socket.socket] = field(default_factory=dict)
 
     def serve(self) -> None:
         """Serve until the worker closes the control socket."""
@@ -319,9 +320,13 @@ class Zygote:
             pass  # the spare died; the worker sees the job socket close without an answer
         finally:
             os.close(job_fd)
-            spare.sock.close()
+        # Keep our end open until the spare exits: closing it while the spare's "R" is
+        # still unread would make the spare's recv fail with ECONNRESET and lose the job.
+        self.busy[spare.pid] = spare.sock
 
     def _on_spare(self, spare: _SpareHandle) -> None:
+        if spare not in self.spares:
+            return  # handed a job earlier in this same batch of events
         try:
             msg = spare.sock.recv(4096)
         except OSError:
@@ -331,7 +336,9 @@ class Zygote:
             self.failures = 0
             return
         if msg.startswith(b"F"):
-            print(f"sandbox: spare set-up failed: {msg[1:].decode(errors='replace')}", file=sys.stderr)
+            print(
+                f"sandbox: spare set-up failed: {msg[1:].decode(errors='replace')}", file=sys.stderr
+            )
             self.failures += 1
             return
         self.spares.remove(spare)
@@ -372,15 +379,22 @@ class Zygote:
     def _reap(self) -> None:
         while True:
             try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
+                pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
                 return
             if pid == 0:
                 return
+            sock = self.busy.pop(pid, None)
+            if sock is not None:
+                sock.close()
+            if status != 0:
+                print(f"sandbox: spare {pid} ended badly: {_wait_words(status)}", file=sys.stderr)
 
     def _shutdown(self) -> None:
         for spare in self.spares:
             spare.sock.close()
+        for sock in self.busy.values():
+            sock.close()
         deadline = time.monotonic() + 5.0
         while time.monotonic() < deadline:
             try:
@@ -505,7 +519,9 @@ class Spare:
             try:
                 for fd in (self.code_w, self.out_r, self.err_r, ready_r):
                     os.close(fd)
-                jailed_interpreter(self.cfg, self.cgroup, self.workdir, code_r, out_w, err_w, ready_w)
+                jailed_interpreter(
+                    self.cfg, self.cgroup, self.workdir, code_r, out_w, err_w, ready_w
+                )
             finally:
                 os._exit(SETUP_FAILED)
         self.pid = pid
@@ -527,7 +543,8 @@ class Spare:
         Returns:
             What happened; every process of the job is dead when this returns.
         """
-        assert self.pid is not None and self.pidfd is not None
+        assert self.pid is not None
+        assert self.pidfd is not None
         limits = spec.limits
         if self.cgroup is not None:
             self.cgroup.set_limits(limits.memory_mib * 1024 * 1024, limits.pids)
@@ -535,10 +552,8 @@ class Spare:
         payload = struct.pack("!dQ", limits.cpu_s, len(code)) + code
         start = time.monotonic()
         deadline = start + limits.wall_s
-        try:
+        with contextlib.suppress(BrokenPipeError):  # it died; its status says why
             _write_all(self.code_w, payload)
-        except BrokenPipeError:
-            pass  # the interpreter died; its status says why
         os.close(self.code_w)
         self.code_w = -1
 
@@ -598,9 +613,7 @@ class Spare:
             peak_memory_bytes=stats.peak_bytes if stats else None,
         )
 
-    def _read_into(
-        self, fd: int, buf: bytearray, cap: int, sel: selectors.BaseSelector
-    ) -> bool:
+    def _read_into(self, fd: int, buf: bytearray, cap: int, sel: selectors.BaseSelector) -> bool:
         """Read one chunk; False when the stream went past ``cap`` (the job is then killed)."""
         try:
             chunk = os.read(fd, READ_CHUNK)
@@ -667,6 +680,12 @@ class Spare:
             self.cgroup.remove()
         if self.workdir is not None:
             shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _wait_words(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
+    return f"exit {os.waitstatus_to_exitcode(status)}"
 
 
 def _descendants(root: int) -> list[int]:
@@ -745,6 +764,7 @@ def jailed_interpreter(
         if cgroup is not None:
             assert cfg.root is not None
             jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)
+            os.setsid()  # kill(0, ...) must not reach other jobs' interpreters (same uid)
             cgroup.join()
             jail.enter_jail(cfg.root, cfg.uid, cfg.tmp_mib)
             env = dict(JOB_ENV)

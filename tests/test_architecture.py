@@ -46,3 +46,12 @@ def test_the_cli_and_every_bot_module_never_import_torch() -> None:
     loaded = imported_after(statement)
     assert "torch" not in loaded
     assert "numpy" not in loaded
+
+
+def test_the_sandbox_client_side_never_imports_torch() -> None:
+    loaded = imported_after(
+        "import sandbox.client, sandbox.service, sandbox.worker, sandbox.protocol, "
+        "sandbox.cache, sandbox.curated, sandbox.settings"
+    )
+    assert "torch" not in loaded
+    assert "numpy" not in loaded
