@@ -347,7 +347,16 @@ class Zygote:
         self.failures += 1
 
     def _fill(self) -> None:
-        while len(self.spares) < self.cfg.pool and time.monotonic() >= self.next_fork_at:
+        """Fork spares up to the pool size, but not while a job runs and one spare is idle.
+
+        Forking a spare costs tens of ms of CPU; on 2 cores that would slow the running
+        job, so a used spare is replaced when its job ends, unless none is left idle.
+        """
+        while (
+            len(self.spares) < self.cfg.pool
+            and (not self.spares or len(self.spares) + len(self.busy) < self.cfg.pool)
+            and time.monotonic() >= self.next_fork_at
+        ):
             self._fork_spare()
             if self.failures >= 3:
                 self.next_fork_at = time.monotonic() + 1.0
@@ -442,14 +451,16 @@ def run_spare(sock: socket.socket, cfg: ZygoteConfig, name: str) -> int:
         spec = read_spec(job)
         outcome = spare.run(spec) if setup_error is None else JobOutcome(error=setup_error)
     except Exception as exc:
-        outcome = JobOutcome(error=f"worker failure: {type(exc).__name__}: {exc}")
-    finally:
         spare.cleanup()
+        outcome = JobOutcome(error=f"worker failure: {type(exc).__name__}: {exc}")
+    # Every process of the job is dead by now (run() killed and reaped them); removing the
+    # cgroup and closing pipes can wait until the answer is on its way.
     with contextlib.suppress(OSError):
         job.settimeout(SPEC_TIMEOUT_S)
         job.sendall(outcome.model_dump_json().encode())
         job.shutdown(socket.SHUT_WR)
     job.close()
+    spare.cleanup()
     return 0
 
 
