@@ -62,3 +62,12 @@ def test_importing_the_bot_creates_no_client_and_reads_no_settings() -> None:
         "assert not made, made"
     )
     subprocess.run([sys.executable, "-c", statement], check=True, capture_output=True)
+
+
+def test_the_sandbox_client_side_never_imports_torch() -> None:
+    loaded = imported_after(
+        "import sandbox.client, sandbox.service, sandbox.worker, sandbox.protocol, "
+        "sandbox.cache, sandbox.curated, sandbox.settings"
+    )
+    assert "torch" not in loaded
+    assert "numpy" not in loaded

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.content.loader import ContentErrors, load_bank, schema_json
-from bot.content.verify import SubprocessRunner, VerifyResult, verify_items
+from bot.content.verify import SandboxRunner, SubprocessRunner, VerifyResult, verify_items
+from sandbox.errors import SandboxError
 
 DEFAULT_CONTENT = Path("content")
 SCHEMA_PATH = DEFAULT_CONTENT / "schema.json"
@@ -32,6 +33,13 @@ def register(sub: Any) -> None:
         "--python",
         default=None,
         help="interpreter with torch to run snippets in (default: this one)",
+    )
+    verify.add_argument(
+        "--runner",
+        choices=["sandbox", "subprocess"],
+        default="sandbox",
+        help="sandbox: a local isolated warm worker (default); subprocess: a plain "
+        "`python -c` per snippet, no isolation",
     )
     verify.add_argument("--show-output", action="store_true", help="print each real output")
     verify.set_defaults(handler=cmd_verify)
@@ -71,7 +79,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if unknown:
         print(f"unknown item id(s): {', '.join(sorted(unknown))}", file=sys.stderr)
         return 2
-    runner = SubprocessRunner(python=args.python)
+    runner: SubprocessRunner | SandboxRunner
+    if args.runner == "subprocess":
+        runner = SubprocessRunner(python=args.python)
+    else:
+        runner = SandboxRunner(content=args.paths, python=args.python)
 
     def progress(done: int, total: int, result: VerifyResult) -> None:
         mark = "ok" if result.matched else "MISMATCH"
@@ -83,7 +95,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if args.show_output:
             print(result.actual)
 
-    results = verify_items(items, runner, progress)
+    if isinstance(runner, SandboxRunner):
+        try:
+            with runner:
+                results = verify_items(items, runner, progress)
+        except SandboxError as exc:
+            print(f"sandbox: {exc}", file=sys.stderr)
+            return 1
+    else:
+        results = verify_items(items, runner, progress)
     bad = [r for r in results if not r.matched]
     for result in bad:
         print(f"\n--- {result.item_id}: {result.status}", file=sys.stderr)

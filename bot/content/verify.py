@@ -7,14 +7,17 @@ and reports a readable diff per mismatch.
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from pathlib import Path
+from types import TracebackType
+from typing import Protocol, Self
 
 from bot.content.models import Item
 
@@ -84,6 +87,54 @@ class SubprocessRunner:
         text = proc.stdout.decode("utf-8", "replace") + proc.stderr.decode("utf-8", "replace")
         status = f"exit {proc.returncode}"
         return SnippetOutput(text, proc.returncode >= 0, status, time.monotonic() - start)
+
+
+class SandboxRunner:
+    """Runs each snippet through a local sandbox worker: the isolation learner code gets.
+
+    The default runner of ``tutor content verify``. Use it as a context manager; it starts
+    ``python -m sandbox serve`` on a private socket (the worker's zygote loads torch once)
+    and stops it on exit. Every run bypasses the result cache.
+
+    Args:
+        content: the packs being verified; their snippets count as curated, so they run
+            even where the sandbox has no isolation.
+        python: the interpreter that has torch installed (default: this one).
+    """
+
+    def __init__(self, content: Sequence[Path], python: str | None = None) -> None:
+        from sandbox.client import LocalSandbox
+
+        self._local = LocalSandbox(content=content, python=python)
+        self._loop: asyncio.Runner | None = None
+
+    def __enter__(self) -> Self:
+        self._loop = asyncio.Runner()
+        self._client = self._loop.run(self._local.__aenter__())
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._loop is not None:
+            self._loop.run(self._local.__aexit__(None, None, None))
+            self._loop.close()
+            self._loop = None
+
+    def run(self, code: str) -> SnippetOutput:
+        """Run one snippet in the sandbox; stdout then stderr are returned as one text."""
+        from sandbox.errors import SandboxError
+
+        assert self._loop is not None, "use SandboxRunner as a context manager"
+        start = time.monotonic()
+        try:
+            result = self._loop.run(self._client.run(code, use_cache=False))
+        except SandboxError as exc:
+            return SnippetOutput("", False, f"sandbox: {exc}", time.monotonic() - start)
+        return SnippetOutput(result.output, result.ok, result.status, result.duration_ms / 1000)
 
 
 def normalise_output(text: str) -> str:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.content.loader import load_pack
-from bot.content.verify import SubprocessRunner, diff_outputs, verify_items
+from bot.content.verify import SandboxRunner, SubprocessRunner, diff_outputs, verify_items
 from tests.content.test_check import HERE
 
 
@@ -32,3 +34,11 @@ def test_a_snippet_that_hangs_is_a_mismatch_not_a_hang() -> None:
     [result] = verify_items([slow], SubprocessRunner(timeout_s=1))
     assert not result.matched
     assert result.status == "timed out after 1 s"
+
+
+@pytest.mark.slow
+def test_the_sandbox_runner_verifies_snippets_in_isolation() -> None:
+    item = load_pack(HERE / "valid.yaml").items[0]
+    with SandboxRunner(content=[HERE / "valid.yaml"]) as runner:
+        [result] = verify_items([item], runner)
+    assert result.matched, result.diff

@@ -1,0 +1,156 @@
+"""``tutor sandbox``: serve the sandbox worker, or run one snippet through it.
+
+The ``tutor`` process never imports torch: the torch-importing zygote is a separate process
+(``python -m sandbox.zygote``) that the worker starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+
+def register(sub: Any) -> None:
+    """Add ``tutor sandbox ...`` to the CLI."""
+    sandbox = sub.add_parser("sandbox", help="run snippets in the isolated, warm torch worker")
+    ssub = sandbox.add_subparsers(dest="sandbox_command", metavar="ACTION", required=True)
+
+    def common(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--backend",
+            choices=["auto", "namespaces", "container", "none"],
+            default=None,
+            help="isolation backend (default: TUTOR_SANDBOX_BACKEND or auto)",
+        )
+        parser.add_argument(
+            "--python", default=None, help="interpreter with torch for the worker (default: this)"
+        )
+        parser.add_argument(
+            "--content",
+            nargs="+",
+            type=Path,
+            default=None,
+            metavar="PATH",
+            help="packs whose snippets are curated (default: content/)",
+        )
+
+    serve = ssub.add_parser("serve", help="serve POST /run and GET /health (aiohttp)")
+    where = serve.add_mutually_exclusive_group()
+    where.add_argument("--unix", type=Path, default=None, metavar="PATH", help="Unix socket path")
+    where.add_argument("--host", default="127.0.0.1", help="TCP address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8060, help="TCP port (default 8060)")
+    serve.add_argument("--concurrency", type=int, default=None, help="jobs at once")
+    serve.add_argument("--queue", type=int, default=None, help="jobs that may wait")
+    serve.add_argument("--cache", type=Path, default=None, help="JSON file for curated results")
+    serve.add_argument(
+        "--prewarm", action="store_true", help="run every curated snippet at start-up"
+    )
+    common(serve)
+    serve.set_defaults(handler=cmd_serve)
+
+    run = ssub.add_parser("run", help="run one snippet file and print its result")
+    run.add_argument("file", type=Path, help="the snippet (Python source)")
+    run.add_argument("--json", action="store_true", help="print the RunResult as JSON")
+    common(run)
+    run.set_defaults(handler=cmd_run)
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    from sandbox.settings import SandboxSettings
+
+    overrides: dict[str, Any] = {}
+    for name in ("backend", "python", "content", "concurrency", "queue"):
+        value = getattr(args, name, None)
+        if value is not None:
+            overrides[name] = value
+    if getattr(args, "cache", None) is not None:
+        overrides["cache_path"] = args.cache
+    if getattr(args, "prewarm", False):
+        overrides["prewarm"] = True
+    return SandboxSettings(**overrides)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Start the worker and serve HTTP until interrupted."""
+    from sandbox.cache import FileResultCache, MemoryResultCache, ResultCache
+    from sandbox.errors import SandboxError
+    from sandbox.service import serve
+    from sandbox.worker import Worker, describe_backend
+
+    settings = _settings(args)
+    cache: ResultCache = (
+        FileResultCache(settings.cache_path) if settings.cache_path else MemoryResultCache()
+    )
+
+    async def main() -> None:
+        async with Worker(settings, cache=cache) as worker:
+            assert worker.hello is not None
+            print(describe_backend(worker.hello), file=sys.stderr, flush=True)
+            await serve(
+                worker,
+                settings.max_request_bytes,
+                unix=args.unix,
+                host=args.host,
+                port=args.port,
+            )
+
+    try:
+        asyncio.run(main())
+    except SandboxError as exc:
+        print(f"sandbox: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run one file through a fresh worker; print the result (``--json``: the RunResult).
+
+    Exit status: 0 when a result was produced (whatever the snippet's own status), 2 when
+    the snippet was refused (too large, not valid UTF-8, no isolation), 1 when the sandbox
+    failed.
+    """
+    from sandbox.errors import SandboxError, SandboxRejected
+    from sandbox.protocol import ErrorBody, RunRequest, RunResult, first_error
+    from sandbox.worker import Worker
+
+    def refuse(body: ErrorBody) -> int:
+        if args.json:
+            print(body.model_dump_json())
+        else:
+            print(f"{args.file}: {body.message}", file=sys.stderr)
+        return 2
+
+    try:
+        code = args.file.read_bytes().decode("utf-8")
+    except OSError as exc:
+        return refuse(ErrorBody(error="invalid", message=f"cannot read: {exc.strerror}"))
+    except UnicodeDecodeError as exc:
+        return refuse(ErrorBody(error="invalid", message=f"not UTF-8 at byte {exc.start}"))
+    try:
+        request = RunRequest(code=code)
+    except ValidationError as exc:
+        return refuse(ErrorBody(error="too_large", message=first_error(exc)))
+
+    async def main() -> RunResult:
+        async with Worker(_settings(args)) as worker:
+            return await worker.run(request)
+
+    try:
+        result = asyncio.run(main())
+    except SandboxRejected as exc:
+        return refuse(ErrorBody(error="refused", message=str(exc)))
+    except SandboxError as exc:
+        print(f"sandbox: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(result.model_dump_json())
+    else:
+        sys.stdout.write(result.stdout)
+        sys.stderr.write(result.stderr)
+        print(f"[{result.status}, {result.duration_ms:.0f} ms, {result.backend}]", file=sys.stderr)
+    return 0

@@ -1,0 +1,311 @@
+"""The bot's client for the sandbox service, and a local worker for ``tutor play``/``verify``.
+
+No torch here. The bot builds one :class:`SandboxClient` in its composition root::
+
+    async with SandboxClient(unix_path=Path("/run/sandbox/sandbox.sock")) as sandbox:
+        result = await sandbox.run("import torch\\nprint(torch.ones(2))")
+        await channel.send(result.status)
+
+Without a separate service, :class:`LocalSandbox` starts one as a child process on a
+private Unix socket and stops it on exit::
+
+    async with LocalSandbox() as sandbox:   # a SandboxClient
+        result = await sandbox.run(code)
+
+Every failure is a :class:`~sandbox.errors.SandboxError`: :class:`SandboxUnavailable` when
+the service is down or slow (after retries), :class:`SandboxBusy` when it stayed busy,
+:class:`SandboxRejected` when the request itself was refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Literal, Self
+
+import aiohttp
+from pydantic import ValidationError
+
+from sandbox.errors import SandboxBusy, SandboxError, SandboxRejected, SandboxUnavailable
+from sandbox.protocol import (
+    ErrorBody,
+    Health,
+    LimitOverrides,
+    RunRequest,
+    RunResult,
+    first_error,
+)
+
+__all__ = [
+    "LocalSandbox",
+    "SandboxBusy",
+    "SandboxClient",
+    "SandboxError",
+    "SandboxRejected",
+    "SandboxUnavailable",
+]
+
+DEFAULT_TIMEOUT_S = 30.0
+"""Seconds one HTTP exchange may take (the default wall-clock limit is 5 s)."""
+
+
+class SandboxClient:
+    """Talks to ``tutor sandbox serve`` over a Unix socket or TCP.
+
+    Args:
+        unix_path: the service's Unix socket (preferred: no network involved).
+        url: the service's base URL, e.g. ``http://127.0.0.1:8060``, when not on a socket.
+        timeout_s: seconds one attempt may take before it counts as slow.
+        retries: extra attempts after "busy" or a connection failure (not after a timeout
+            or a refusal: a timed-out job would only be run again).
+        backoff_s: first pause between attempts in seconds; doubles each time, and a
+            "busy" answer's Retry-After is honoured when longer.
+
+    Raises:
+        ValueError: neither or both of ``unix_path`` and ``url`` given.
+    """
+
+    def __init__(
+        self,
+        *,
+        unix_path: Path | None = None,
+        url: str | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        retries: int = 3,
+        backoff_s: float = 0.25,
+    ) -> None:
+        if (unix_path is None) == (url is None):
+            raise ValueError("give exactly one of unix_path and url")
+        self.unix_path = unix_path
+        self.base_url = (url or "http://sandbox").rstrip("/")
+        self.timeout_s = timeout_s
+        self.retries = retries
+        self.backoff_s = backoff_s
+        self._session: aiohttp.ClientSession | None = None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def _client(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            connector = (
+                aiohttp.UnixConnector(path=str(self.unix_path))
+                if self.unix_path is not None
+                else aiohttp.TCPConnector()
+            )
+            self._session = aiohttp.ClientSession(
+                connector=connector, timeout=aiohttp.ClientTimeout(total=self.timeout_s)
+            )
+        return self._session
+
+    async def close(self) -> None:
+        """Close the HTTP session."""
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def run(
+        self,
+        code: str,
+        *,
+        limits: LimitOverrides | None = None,
+        use_cache: bool = True,
+    ) -> RunResult:
+        """Run one snippet.
+
+        Args:
+            code: Python source (at most 64 KiB).
+            limits: limits to lower for this run.
+            use_cache: allow a cached result for a curated snippet.
+
+        Returns:
+            The result; ``result.status`` is the line to show.
+
+        Raises:
+            SandboxRejected: too large, invalid, or refused (no isolation).
+            SandboxBusy: still busy after every retry.
+            SandboxUnavailable: down, or no answer within ``timeout_s``.
+        """
+        try:
+            request = RunRequest(code=code, limits=limits or LimitOverrides(), use_cache=use_cache)
+        except ValidationError as exc:
+            raise SandboxRejected(first_error(exc), "too_large") from exc
+        body = await self._call("POST", "/run", request.model_dump_json().encode())
+        return RunResult.model_validate_json(body)
+
+    async def health(self) -> Health:
+        """The service's :class:`~sandbox.protocol.Health` (also when not ready).
+
+        Raises:
+            SandboxUnavailable: the service cannot be reached.
+        """
+        body = await self._call("GET", "/health", None, ok_statuses=(200, 503))
+        return Health.model_validate_json(body)
+
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        data: bytes | None,
+        ok_statuses: tuple[int, ...] = (200,),
+    ) -> bytes:
+        delay = self.backoff_s
+        last: SandboxError = SandboxUnavailable("the sandbox was not tried")
+        for attempt in range(self.retries + 1):
+            if attempt:
+                await asyncio.sleep(delay)
+                delay *= 2
+            try:
+                async with self._client().request(
+                    method,
+                    self.base_url + path,
+                    data=data,
+                    headers={"Content-Type": "application/json"} if data else None,
+                ) as response:
+                    body = await response.read()
+                    if response.status in ok_statuses:
+                        return body
+                    error = _error_body(response.status, body)
+            except TimeoutError as exc:
+                raise SandboxUnavailable(
+                    f"the sandbox did not answer within {self.timeout_s:g} s"
+                ) from exc
+            except aiohttp.ClientError as exc:
+                last = SandboxUnavailable(f"the sandbox cannot be reached: {exc}")
+                continue
+            if error.error == "busy":
+                retry_after = error.retry_after_s or delay
+                last = SandboxBusy(error.message, retry_after)
+                delay = max(delay, retry_after)
+                continue
+            if error.error == "unavailable":
+                last = SandboxUnavailable(error.message)
+                continue
+            raise SandboxRejected(error.message, error.error)
+        raise last
+
+
+def _error_body(status: int, body: bytes) -> ErrorBody:
+    try:
+        return ErrorBody.model_validate_json(body)
+    except ValidationError:
+        kind: Literal["busy", "unavailable", "invalid"] = (
+            "busy" if status == 503 else "unavailable" if status >= 500 else "invalid"
+        )
+        return ErrorBody(error=kind, message=f"the sandbox answered HTTP {status}")
+
+
+class LocalSandbox:
+    """Starts ``python -m sandbox serve`` on a private Unix socket; yields a client.
+
+    The child gets only ``PATH``, ``HOME``, ``LANG`` and the ``TUTOR_SANDBOX_*`` variables
+    of this process (no bot token), and its log goes to a file shown when start-up fails.
+
+    Args:
+        content: packs whose snippets are curated (run even without isolation).
+        python: interpreter with torch for the zygote (default: this one).
+        startup_timeout_s: seconds to wait for the worker to report ready.
+        extra_args: more ``tutor sandbox serve`` flags (e.g. ``["--backend", "none"]``).
+        env: extra environment for the service (e.g. ``TUTOR_SANDBOX_WALL_S``).
+    """
+
+    def __init__(
+        self,
+        content: Sequence[Path] = (Path("content"),),
+        python: str | None = None,
+        startup_timeout_s: float = 180.0,
+        extra_args: Sequence[str] = (),
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.content = list(content)
+        self.python = python or sys.executable
+        self.startup_timeout_s = startup_timeout_s
+        self.extra_args = list(extra_args)
+        self.env = env or {}
+        self.proc: asyncio.subprocess.Process | None = None
+        self.client: SandboxClient | None = None
+        self._dir: Path | None = None
+
+    @property
+    def socket_path(self) -> Path:
+        """The service's Unix socket."""
+        assert self._dir is not None, "not started"
+        return self._dir / "sandbox.sock"
+
+    async def __aenter__(self) -> SandboxClient:
+        self._dir = Path(tempfile.mkdtemp(prefix="tutor-sandbox-"))
+        log_path = self._dir / "service.log"
+        env = {k: v for k, v in os.environ.items() if k.startswith("TUTOR_SANDBOX_")}
+        for name in ("PATH", "HOME", "LANG", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+            if name in os.environ:
+                env[name] = os.environ[name]
+        env.update(self.env)
+        args = [self.python, "-m", "sandbox", "serve", "--unix", str(self.socket_path)]
+        args += ["--python", self.python, *self.extra_args, "--content"]
+        args += [str(p.resolve()) for p in self.content]
+        package_root = Path(__file__).resolve().parent.parent  # noqa: ASYNC240 - local file op, microseconds
+        with log_path.open("wb") as log:
+            self.proc = await asyncio.create_subprocess_exec(
+                *args,
+                env=env,
+                cwd=package_root,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+            )
+        self.client = SandboxClient(unix_path=self.socket_path, retries=2)
+        try:
+            await self._wait_ready(log_path)
+        except BaseException:
+            await self.__aexit__(None, None, None)
+            raise
+        return self.client
+
+    async def _wait_ready(self, log_path: Path) -> None:
+        assert self.proc is not None
+        assert self.client is not None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.startup_timeout_s
+        while loop.time() < deadline:
+            if self.proc.returncode is not None:
+                tail = log_path.read_text(errors="replace")[-2000:]  # noqa: ASYNC240 - local file op, microseconds
+                raise SandboxUnavailable(f"the local sandbox exited during start-up:\n{tail}")
+            if self.socket_path.exists():
+                with contextlib.suppress(SandboxError):
+                    if (await self.client.health()).ready:
+                        return
+            await asyncio.sleep(0.1)
+        raise SandboxUnavailable(f"the local sandbox was not ready in {self.startup_timeout_s:g} s")
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.client is not None:
+            await self.client.close()
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.terminate()
+            try:
+                await asyncio.wait_for(self.proc.wait(), 15.0)
+            except TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)

@@ -1,0 +1,464 @@
+"""Linux isolation primitives: namespaces, mounts, pivot_root, prctl, cgroups (v1 and v2).
+
+Python 3.11 has no ``os.unshare``; these are thin ctypes calls into libc, each raising
+``OSError`` with the errno and the call named. Nothing here imports torch; the zygote
+composes these into a jail (see sandbox/README.md for the design).
+
+Numbers come from the Linux UAPI headers (``<sched.h>``, ``<sys/mount.h>``,
+``<linux/prctl.h>``) and are the same on every architecture we run on (x86_64, aarch64),
+except the ``pivot_root`` syscall number, which is looked up per machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+import platform
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWCGROUP = 0x02000000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+JOB_NAMESPACES = CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWNET
+"""The namespaces a job's supervisor unshares before forking the job (its uts, ipc, pid and
+network namespace). The job's own mount namespace is made by the job itself in
+:func:`enter_jail`: ``pivot_root`` moves every process of a mount namespace, and the
+supervisor must keep the host's view (cgroups) while the job is jailed."""
+
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REMOUNT = 32
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+MNT_DETACH = 2
+
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_CAPBSET_DROP = 24
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+
+_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "arm64": 41}
+"""``__NR_pivot_root`` per architecture (arch/x86/entry/syscalls, include/uapi/asm-generic)."""
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mount.argtypes = [
+    ctypes.c_char_p,
+    ctypes.c_char_p,
+    ctypes.c_char_p,
+    ctypes.c_ulong,
+    ctypes.c_char_p,
+]
+_libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+_libc.unshare.argtypes = [ctypes.c_int]
+_libc.sethostname.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+_libc.prctl.argtypes = [
+    ctypes.c_int,
+    ctypes.c_ulong,
+    ctypes.c_ulong,
+    ctypes.c_ulong,
+    ctypes.c_ulong,
+]
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def unshare(flags: int) -> None:
+    """Move the calling process into new namespaces (``unshare(2)``).
+
+    Raises:
+        OSError: EPERM without CAP_SYS_ADMIN, EINVAL for unknown flags.
+    """
+    _check(_libc.unshare(flags), f"unshare({flags:#x})")
+
+
+def mount(
+    source: str | None,
+    target: str | Path,
+    fstype: str | None = None,
+    flags: int = 0,
+    data: str | None = None,
+) -> None:
+    """``mount(2)``; raises OSError naming the target."""
+    _check(
+        _libc.mount(
+            source.encode() if source is not None else None,
+            os.fsencode(target),
+            fstype.encode() if fstype is not None else None,
+            flags,
+            data.encode() if data is not None else None,
+        ),
+        f"mount {source} on {target}",
+    )
+
+
+def umount(target: str | Path, flags: int = MNT_DETACH) -> None:
+    """``umount2(2)``, lazily detaching by default."""
+    _check(_libc.umount2(os.fsencode(target), flags), f"umount {target}")
+
+
+def pivot_root(new_root: str, put_old: str) -> None:
+    """``pivot_root(2)`` (no libc wrapper exists).
+
+    Raises:
+        OSError: on failure, or ENOSYS on an architecture we do not know.
+    """
+    number = _PIVOT_ROOT.get(platform.machine())
+    if number is None:
+        raise OSError(errno.ENOSYS, f"pivot_root: unknown architecture {platform.machine()}")
+    _check(
+        _libc.syscall(number, os.fsencode(new_root), os.fsencode(put_old)),
+        f"pivot_root({new_root}, {put_old})",
+    )
+
+
+def sethostname(name: str) -> None:
+    """``sethostname(2)`` in the current uts namespace."""
+    raw = name.encode()
+    _check(_libc.sethostname(raw, len(raw)), "sethostname")
+
+
+def prctl(option: int, arg2: int = 0) -> None:
+    """``prctl(2)`` with one argument; raises OSError naming the option."""
+    _check(_libc.prctl(option, arg2, 0, 0, 0), f"prctl({option})")
+
+
+def drop_capability_bounding_set() -> None:
+    """Remove every capability from the bounding set (needs CAP_SETPCAP; root has it)."""
+    last = int(Path("/proc/sys/kernel/cap_last_cap").read_text())
+    for cap in range(last + 1):
+        prctl(PR_CAPBSET_DROP, cap)
+
+
+def build_jail_root(extra_ro: list[Path], uid: int) -> Path:
+    """Build a read-only root for jobs in a fresh private mount namespace of the caller.
+
+    The caller (the zygote) moves into its own mount namespace, so nothing here is visible
+    on the host. The root is a small tmpfs holding read-only binds of the system (``/usr``,
+    ``/lib*``, the ``/bin``-style symlinks), the Python installation and site-packages in
+    ``extra_ro``, five device nodes, and a minimal ``/etc``. Each job later mounts its own
+    ``/proc``, ``/tmp``, ``/home/sandbox`` and ``/dev/shm`` on it (:func:`enter_jail`).
+    The project directory, ``data/`` and the host's ``/etc`` are not in it.
+
+    Args:
+        extra_ro: directories to expose read-only at the same path (Python, site-packages).
+        uid: the jobs' uid, written to the jail's ``/etc/passwd``.
+
+    Returns:
+        The jail root's path (a directory under the host's ``/tmp``, empty on the host).
+
+    Raises:
+        OSError: when a namespace or mount operation is refused.
+    """
+    import tempfile
+
+    unshare(CLONE_NEWNS)
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    root = Path(tempfile.mkdtemp(prefix="tutor-sandbox-root-"))
+    mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=2m,mode=0755")
+    binds: list[Path] = []
+    for name in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        host = Path("/") / name
+        if host.is_symlink():
+            (root / name).symlink_to(os.readlink(host))
+        elif host.is_dir():
+            binds.append(host)
+    for path in extra_ro:
+        path = path.resolve()
+        if path.is_dir() and not any(path.is_relative_to(b) for b in binds):
+            binds.append(path)
+    for host in binds:
+        target = root / host.relative_to("/")
+        target.mkdir(parents=True, exist_ok=True)
+        mount(str(host), target, None, MS_BIND | MS_REC)
+        mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    dev = root / "dev"
+    dev.mkdir()
+    for node in ("null", "zero", "full", "random", "urandom"):
+        (dev / node).touch()
+        mount(f"/dev/{node}", dev / node, None, MS_BIND)
+    for link, dest in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0")):
+        (dev / link).symlink_to(dest)
+    (dev / "stdout").symlink_to("/proc/self/fd/1")
+    (dev / "stderr").symlink_to("/proc/self/fd/2")
+    for name in ("proc", "tmp", "home/sandbox", "dev/shm"):
+        (root / name).mkdir(parents=True)
+    etc = root / "etc"
+    etc.mkdir()
+    for name in ("ld.so.cache", "localtime"):
+        with contextlib.suppress(OSError):
+            (etc / name).write_bytes((Path("/etc") / name).read_bytes())
+    (etc / "passwd").write_text(
+        f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
+        f"sandbox:x:{uid}:{uid}:sandbox:/home/sandbox:/usr/sbin/nologin\n"
+    )
+    (etc / "group").write_text(f"root:x:0:\nsandbox:x:{uid}:\n")
+    (etc / "hostname").write_text("sandbox\n")
+    mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "size=2m")
+    return root
+
+
+def enter_jail(root: Path, uid: int, tmp_mib: int) -> None:
+    """Finish a job's jail from inside its namespaces and make ``root`` the filesystem root.
+
+    Must run as root in the job's pid namespace (pid 1 there), after
+    :func:`build_jail_root` in an ancestor mount namespace. Mounts a fresh ``/proc`` (only
+    the job's processes), and private, size-capped tmpfs for ``/tmp``, ``/home/sandbox``
+    (the working directory) and ``/dev/shm``, in a mount namespace of its own; they vanish
+    with it.
+
+    Args:
+        root: the jail root from :func:`build_jail_root`.
+        uid: owner of the working directory.
+        tmp_mib: size of each tmpfs in MiB.
+    """
+    unshare(CLONE_NEWNS)
+    flags = MS_NOSUID | MS_NODEV
+    mount("proc", root / "proc", "proc", flags | MS_NOEXEC)
+    mount("tmpfs", root / "tmp", "tmpfs", flags, f"size={tmp_mib}m,mode=1777")
+    mount("tmpfs", root / "dev/shm", "tmpfs", flags, f"size={tmp_mib}m,mode=1777")
+    mount(
+        "tmpfs",
+        root / "home/sandbox",
+        "tmpfs",
+        flags,
+        f"size={tmp_mib}m,mode=0700,uid={uid},gid={uid}",
+    )
+    sethostname("sandbox")
+    os.chdir(root)
+    pivot_root(".", ".")
+    umount(".", MNT_DETACH)
+    os.chdir("/home/sandbox")
+
+
+def drop_privileges(uid: int) -> None:
+    """Become ``uid``/``uid`` with no groups, no capabilities and no way to regain any.
+
+    Order matters: the bounding set is emptied while we still hold CAP_SETPCAP; the uid
+    change then clears the permitted and effective sets; no_new_privs makes setuid binaries
+    and file capabilities inert for every later ``execve``.
+    """
+    if os.geteuid() == 0:
+        drop_capability_bounding_set()
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+    prctl(PR_SET_DUMPABLE, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class CgroupStats:
+    """What a job's cgroup recorded.
+
+    Attributes:
+        oom_kills: processes the kernel killed for exceeding the memory limit.
+        peak_bytes: peak memory charged to the job, bytes (None where the kernel lacks it).
+        pids_max_hits: times a fork or thread creation failed at the pids limit.
+    """
+
+    oom_kills: int
+    peak_bytes: int | None
+    pids_max_hits: int
+
+
+def _read_keyed(path: Path) -> dict[str, int]:
+    out: dict[str, int] = {}
+    with contextlib.suppress(OSError):
+        for line in path.read_text().splitlines():
+            key, _, value = line.partition(" ")
+            with contextlib.suppress(ValueError):
+                out[key] = int(value)
+    return out
+
+
+def _read_int(path: Path) -> int | None:
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+class JobCgroup:
+    """One job's own cgroup(s): a memory limit with swap 0 and a pids limit, per job.
+
+    Each job gets its own leaf (snekbox learned that a shared parent made parallel jobs
+    kill each other); the parent ``tutor-sandbox`` group carries no limit. Works on cgroup v1
+    (separate ``memory`` and ``pids`` hierarchies, as on these machines) and on a pure
+    cgroup v2 host (one unified hierarchy).
+
+    Args:
+        name: the leaf's name, unique per job.
+    """
+
+    ROOT = Path("/sys/fs/cgroup")
+    PARENT = "tutor-sandbox"
+
+    def __init__(self, name: str) -> None:
+        self.v2 = self.unified()
+        if self.v2:
+            self.dirs = [self.ROOT / self.PARENT / name]
+        else:
+            self.dirs = [self.ROOT / ctrl / self.PARENT / name for ctrl in ("memory", "pids")]
+
+    @classmethod
+    def unified(cls) -> bool:
+        """True on a pure cgroup v2 host."""
+        return (cls.ROOT / "cgroup.controllers").exists()
+
+    @classmethod
+    def available(cls) -> str | None:
+        """None when per-job memory and pids cgroups can be made, else why not (words)."""
+        if cls.unified():
+            controllers = (cls.ROOT / "cgroup.controllers").read_text().split()
+            missing = {"memory", "pids"} - set(controllers)
+            if missing:
+                return f"cgroup v2 lacks the {', '.join(sorted(missing))} controller(s)"
+            parent = cls.ROOT / cls.PARENT
+        else:
+            for ctrl in ("memory", "pids"):
+                if not (cls.ROOT / ctrl / "cgroup.procs").exists():
+                    return f"no cgroup v1 {ctrl} hierarchy at {cls.ROOT / ctrl}"
+            parent = cls.ROOT / "memory" / cls.PARENT
+        if not os.access(parent if parent.exists() else parent.parent, os.W_OK):
+            return f"cannot write {parent} (needs root or a delegated cgroup)"
+        return None
+
+    def create(self, memory_bytes: int, pids: int) -> None:
+        """Make the leaf (and the parent on first use) and set both limits.
+
+        Raises:
+            OSError: when the cgroup filesystem refuses.
+        """
+        for path in self.dirs:
+            if self.v2 and not path.parent.exists():
+                path.parent.mkdir(exist_ok=True)
+                with contextlib.suppress(OSError):
+                    (path.parent / "cgroup.subtree_control").write_text("+memory +pids")
+            path.mkdir(parents=True, exist_ok=True)
+        self.set_limits(memory_bytes, pids)
+
+    def set_limits(self, memory_bytes: int, pids: int) -> None:
+        """Set the memory (swap included, so swap is 0) and process limits.
+
+        Only lowering is expected after :meth:`create`; for cgroup v1 the memory limit is
+        written before memory+swap so the kernel's ``memsw >= memory`` rule holds.
+        """
+        if self.v2:
+            leaf = self.dirs[0]
+            (leaf / "memory.max").write_text(str(memory_bytes))
+            with contextlib.suppress(OSError):
+                (leaf / "memory.swap.max").write_text("0")
+            (leaf / "pids.max").write_text(str(pids))
+            return
+        mem, pid = self.dirs
+        memsw = mem / "memory.memsw.limit_in_bytes"
+        current = _read_int(mem / "memory.limit_in_bytes") or 0
+        order = [mem / "memory.limit_in_bytes", memsw]
+        if memory_bytes > current:
+            order.reverse()
+        for path in order:
+            if path.exists():
+                path.write_text(str(memory_bytes))
+        with contextlib.suppress(OSError):
+            (mem / "memory.swappiness").write_text("0")
+        (pid / "pids.max").write_text(str(pids))
+
+    def join(self) -> None:
+        """Move the calling process into the job's cgroup(s); children are born there."""
+        for path in self.dirs:
+            (path / "cgroup.procs").write_text(str(os.getpid()))
+
+    def pids(self) -> list[int]:
+        """Processes in the job's cgroup, as seen from the caller's pid namespace."""
+        found: set[int] = set()
+        for path in self.dirs:
+            with contextlib.suppress(OSError):
+                found.update(int(p) for p in (path / "cgroup.procs").read_text().split())
+        return sorted(found)
+
+    def stats(self) -> CgroupStats:
+        """Read OOM kills, peak memory and pids-limit hits."""
+        if self.v2:
+            leaf = self.dirs[0]
+            events = _read_keyed(leaf / "memory.events")
+            pid_events = _read_keyed(leaf / "pids.events")
+            return CgroupStats(
+                oom_kills=events.get("oom_kill", 0),
+                peak_bytes=_read_int(leaf / "memory.peak"),
+                pids_max_hits=pid_events.get("max", 0),
+            )
+        mem, pid = self.dirs
+        oom = _read_keyed(mem / "memory.oom_control")
+        return CgroupStats(
+            oom_kills=oom.get("oom_kill", 0),
+            peak_bytes=_read_int(mem / "memory.max_usage_in_bytes"),
+            pids_max_hits=_read_keyed(pid / "pids.events").get("max", 0),
+        )
+
+    def kill_all(self, timeout_s: float = 5.0) -> bool:
+        """SIGKILL every process in the cgroup until it is empty.
+
+        Returns:
+            True when the cgroup is empty, False if processes remained after ``timeout_s``.
+        """
+        deadline = time.monotonic() + timeout_s
+        while True:
+            pids = self.pids()
+            if not pids:
+                return True
+            if time.monotonic() > deadline:
+                return False
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.005)
+
+    def remove(self) -> None:
+        """Delete the leaf cgroup(s); missing ones are fine."""
+        for path in self.dirs:
+            with contextlib.suppress(FileNotFoundError):
+                for _ in range(100):
+                    try:
+                        path.rmdir()
+                        break
+                    except OSError as exc:
+                        if exc.errno != errno.EBUSY:
+                            raise
+                        time.sleep(0.01)
+
+    @classmethod
+    def sweep_stale(cls) -> None:
+        """Remove leaves left by zygotes that died (leaf names start with the zygote pid)."""
+        parents = (
+            [cls.ROOT / cls.PARENT]
+            if cls.unified()
+            else [cls.ROOT / ctrl / cls.PARENT for ctrl in ("memory", "pids")]
+        )
+        for parent in parents:
+            if not parent.is_dir():
+                continue
+            for leaf in parent.iterdir():
+                owner = leaf.name.split("-", 1)[0]
+                if not leaf.is_dir() or not owner.isdigit() or Path(f"/proc/{owner}").exists():
+                    continue
+                with contextlib.suppress(OSError):
+                    for pid in (leaf / "cgroup.procs").read_text().split():
+                        with contextlib.suppress(ProcessLookupError):
+                            os.kill(int(pid), signal.SIGKILL)
+                    leaf.rmdir()

@@ -1,0 +1,76 @@
+"""Sandbox configuration from the environment (``TUTOR_SANDBOX_*``), with units in names.
+
+Every field can be set as ``TUTOR_SANDBOX_<FIELD>`` (e.g. ``TUTOR_SANDBOX_WALL_S=3``); the
+CLI's flags override the environment. Nothing is read at import time: build a
+:class:`SandboxSettings` in the composition root (the CLI entry) and pass it down.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from sandbox.protocol import (
+    DEFAULT_CPU_S,
+    DEFAULT_MEMORY_MIB,
+    DEFAULT_OUTPUT_BYTES,
+    DEFAULT_PIDS,
+    DEFAULT_WALL_S,
+    Limits,
+)
+
+
+class SandboxSettings(BaseSettings):
+    """Limits, capacity and isolation choices of one sandbox worker.
+
+    Attributes:
+        wall_s: default and maximum wall-clock seconds per job.
+        cpu_s: default and maximum CPU seconds per process of a job.
+        memory_mib: default and maximum MiB per job (memory plus swap).
+        pids: default and maximum processes+threads per job.
+        output_bytes: default and maximum bytes kept per output stream.
+        tmp_mib: size in MiB of each private tmpfs (/tmp, the working dir, /dev/shm).
+        concurrency: jobs run at once (default 2: this project's machines have 2 cores).
+        queue: jobs that may wait for a slot; one more is answered "busy".
+        backend: ``auto`` picks ``namespaces`` where it works, ``container`` inside a
+            container, else ``none`` (curated snippets only). Naming one forces it; a forced
+            ``namespaces`` that cannot work is a startup error.
+        job_uid: the uid (and gid) jobs run as under the ``namespaces`` backend.
+        content: pack files or directories whose snippets are curated (trusted, cacheable).
+        cache_path: a JSON file for the curated-result cache; None keeps it in memory.
+        prewarm: run every curated snippet at startup to fill the cache.
+        python: the interpreter (with torch) that runs the warm zygote.
+        max_request_bytes: an HTTP body larger than this is refused with 413.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="TUTOR_SANDBOX_", extra="ignore")
+
+    wall_s: float = Field(DEFAULT_WALL_S, gt=0, le=600)
+    cpu_s: float = Field(DEFAULT_CPU_S, gt=0, le=600)
+    memory_mib: int = Field(DEFAULT_MEMORY_MIB, ge=16)
+    pids: int = Field(DEFAULT_PIDS, ge=4)
+    output_bytes: int = Field(DEFAULT_OUTPUT_BYTES, ge=1024)
+    tmp_mib: int = Field(16, ge=1, le=1024)
+    concurrency: int = Field(2, ge=1, le=64)
+    queue: int = Field(8, ge=0, le=1000)
+    backend: Literal["auto", "namespaces", "container", "none"] = "auto"
+    job_uid: int = Field(65534, ge=1, le=2**31 - 2)
+    content: list[Path] = Field(default_factory=lambda: [Path("content")])
+    cache_path: Path | None = None
+    prewarm: bool = False
+    python: str | None = None
+    max_request_bytes: int = Field(256 * 1024, ge=1024)
+
+    @property
+    def limits(self) -> Limits:
+        """The server's default and maximum per-job limits."""
+        return Limits(
+            wall_s=self.wall_s,
+            cpu_s=self.cpu_s,
+            memory_mib=self.memory_mib,
+            pids=self.pids,
+            output_bytes=self.output_bytes,
+        )

@@ -1,0 +1,353 @@
+"""The async worker: owns the warm zygote process, a bounded queue, and the result cache.
+
+This is the bot-side half of the sandbox (no torch import). The HTTP service
+(:mod:`sandbox.service`) and ``tutor sandbox run`` both drive a :class:`Worker`::
+
+    async with Worker(SandboxSettings()) as worker:
+        result = await worker.run(RunRequest(code="print(1)"))
+
+Each job gets a fresh Unix socket pair; one end goes to the zygote (SCM_RIGHTS), which hands
+it to a ready spare; the worker writes the :class:`~sandbox.internal.JobSpec` and reads the
+:class:`~sandbox.protocol.JobOutcome` from its end, bounded in size and time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import os
+import socket
+import sys
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+from pydantic import ValidationError
+
+from sandbox.cache import CacheKey, MemoryResultCache, ResultCache
+from sandbox.curated import CuratedSnippets
+from sandbox.errors import SandboxBusy, SandboxError, SandboxRejected, SandboxUnavailable
+from sandbox.internal import JobSpec, ZygoteHello, max_result_bytes
+from sandbox.protocol import Health, JobOutcome, RunRequest, RunResult, code_sha256
+from sandbox.settings import SandboxSettings
+from sandbox.zygote import JOB_ENV
+
+log = logging.getLogger(__name__)
+
+STARTUP_TIMEOUT_S = 180.0
+"""The zygote may take this long to import torch (3-5 s on an idle 2-core machine)."""
+
+ANSWER_GRACE_S = 10.0
+"""Beyond a job's wall-clock limit, the worker waits this long for the spare's answer."""
+
+PASSED_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+"""Host variables passed to the zygote: older OpenBLAS builds need them on some CPUs."""
+
+
+def zygote_env() -> dict[str, str]:
+    """The zygote's whole environment: the job environment, nothing of the caller's.
+
+    Jobs are forked from the zygote, and ``/proc/<pid>/environ`` shows the environment a
+    process was started with, so no token or secret of the bot may be in it.
+    """
+    env = dict(JOB_ENV)
+    for name in PASSED_ENV:
+        if name in os.environ:
+            env[name] = os.environ[name]
+    return env
+
+
+class Worker:
+    """A warm sandbox: the zygote child process plus a bounded queue and a cache.
+
+    Args:
+        settings: limits, capacity and backend choice.
+        cache: where curated results are kept (default: in memory).
+        curated: the trusted snippets (default: loaded from ``settings.content``).
+    """
+
+    def __init__(
+        self,
+        settings: SandboxSettings,
+        cache: ResultCache | None = None,
+        curated: CuratedSnippets | None = None,
+    ) -> None:
+        self.settings = settings
+        self.cache: ResultCache = cache if cache is not None else MemoryResultCache()
+        self.curated = curated if curated is not None else CuratedSnippets.load(settings.content)
+        self.hello: ZygoteHello | None = None
+        self._proc: asyncio.subprocess.Process | None = None
+        self._ctl: socket.socket | None = None
+        self._slots = asyncio.Semaphore(settings.concurrency)
+        self._start_lock = asyncio.Lock()
+        self._running = 0
+        self._waiting = 0
+        self._prewarm: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @property
+    def zygote_pid(self) -> int | None:
+        """The zygote's process id while it runs."""
+        return self._proc.pid if self._proc is not None else None
+
+    async def start(self) -> ZygoteHello:
+        """Start the zygote and wait until torch is loaded and the backend is chosen.
+
+        Returns:
+            The zygote's greeting (torch version, backend and why).
+
+        Raises:
+            SandboxUnavailable: the zygote could not start or did not greet in time.
+        """
+        async with self._start_lock:
+            if self._proc is not None and self._proc.returncode is None and self.hello:
+                return self.hello
+            hello = await self._spawn()
+            if self.settings.prewarm and self._prewarm is None:
+                self._prewarm = asyncio.create_task(self._prewarm_cache())
+            return hello
+
+    async def _spawn(self) -> ZygoteHello:
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        python = self.settings.python or sys.executable
+        args = [
+            "-m",
+            "sandbox.zygote",
+            "--ctl-fd",
+            str(theirs.fileno()),
+            "--backend",
+            self.settings.backend,
+            "--uid",
+            str(self.settings.job_uid),
+            "--tmp-mib",
+            str(self.settings.tmp_mib),
+            "--pool",
+            str(self.settings.concurrency),
+            "--limits",
+            self.settings.limits.model_dump_json(),
+        ]
+        package_root = Path(__file__).resolve().parent.parent  # noqa: ASYNC240 - local file op, microseconds
+        try:
+            self._proc = await asyncio.create_subprocess_exec(
+                python,
+                *args,
+                pass_fds=[theirs.fileno()],
+                env=zygote_env(),
+                cwd=package_root,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+            )
+        except OSError as exc:
+            mine.close()
+            raise SandboxUnavailable(f"could not start the sandbox with {python}: {exc}") from exc
+        finally:
+            theirs.close()
+        mine.setblocking(False)
+        self._ctl = mine
+        loop = asyncio.get_running_loop()
+        try:
+            raw = await asyncio.wait_for(loop.sock_recv(mine, 65536), STARTUP_TIMEOUT_S)
+        except TimeoutError as exc:
+            await self._stop_zygote()
+            raise SandboxUnavailable(
+                f"the sandbox did not start within {STARTUP_TIMEOUT_S:g} s"
+            ) from exc
+        if not raw:
+            code = await self._proc.wait()
+            await self._stop_zygote()
+            raise SandboxUnavailable(f"the sandbox exited during start-up (status {code})")
+        self.hello = ZygoteHello.model_validate_json(raw)
+        return self.hello
+
+    async def close(self) -> None:
+        """Stop the zygote (its spares clean up their jobs and exit)."""
+        if self._prewarm is not None:
+            self._prewarm.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._prewarm
+            self._prewarm = None
+        await self._stop_zygote()
+
+    async def _stop_zygote(self) -> None:
+        if self._ctl is not None:
+            self._ctl.close()
+            self._ctl = None
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.returncode is None:
+            try:
+                await asyncio.wait_for(proc.wait(), 10.0)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+
+    # -- running
+
+    @property
+    def learner_code(self) -> bool:
+        """Whether code other than curated snippets is accepted."""
+        return self.hello is not None and self.hello.backend != "none"
+
+    def health(self) -> Health:
+        """The worker's state for ``GET /health``."""
+        hello = self.hello
+        ready = hello is not None and self._proc is not None and self._proc.returncode is None
+        return Health(
+            ready=ready,
+            backend=hello.backend if hello else "none",
+            learner_code=self.learner_code,
+            isolated=hello.isolated if hello else [],
+            not_isolated=hello.not_isolated if hello else [],
+            reason=hello.reason if hello else "the sandbox has not started",
+            torch_version=hello.torch_version if hello else "",
+            running=self._running,
+            queued=self._waiting,
+            concurrency=self.settings.concurrency,
+            queue_limit=self.settings.queue,
+            curated_snippets=len(self.curated),
+            cached_results=len(self.cache),
+            limits=self.settings.limits,
+        )
+
+    def retry_after_s(self) -> float:
+        """A fair wait before retrying when busy: the queue ahead drained at full speed."""
+        ahead = self._waiting + self._running
+        rounds = ahead / self.settings.concurrency
+        return float(max(1, math.ceil(rounds * min(self.settings.wall_s, 1.0))))
+
+    async def run(self, request: RunRequest) -> RunResult:
+        """Run one snippet (or answer a curated one from the cache).
+
+        Args:
+            request: the code and any lowered limits.
+
+        Returns:
+            The result, with its status line.
+
+        Raises:
+            SandboxRejected: learner code while no isolation is available.
+            SandboxBusy: every slot and queue place is taken.
+            SandboxUnavailable: the zygote could not be (re)started or did not answer.
+        """
+        hello = await self.start()
+        limits = request.limits.apply(self.settings.limits)
+        digest = code_sha256(request.code)
+        curated = digest in self.curated
+        if not curated and hello.backend == "none":
+            raise SandboxRejected(
+                f"this sandbox runs only the question bank's snippets: {hello.reason}",
+                "refused",
+            )
+        key = CacheKey(code_sha256=digest, torch_version=hello.torch_version)
+        if curated and request.use_cache and limits == self.settings.limits:
+            hit = self.cache.get(key)
+            if hit is not None:
+                return hit.model_copy(update={"cached": True})
+        if self._running + self._waiting >= self.settings.concurrency + self.settings.queue:
+            retry = self.retry_after_s()
+            raise SandboxBusy(f"the sandbox is busy; retry after {retry:g} s", retry)
+        self._waiting += 1
+        try:
+            await self._slots.acquire()
+        finally:
+            self._waiting -= 1
+        self._running += 1
+        try:
+            outcome = await self._run_job(JobSpec(code=request.code, limits=limits))
+        finally:
+            self._running -= 1
+            self._slots.release()
+        result = RunResult.from_outcome(outcome, limits, hello.backend, hello.torch_version)
+        if curated and result.ok and limits == self.settings.limits:
+            self.cache.put(key, result)
+        return result
+
+    async def _run_job(self, spec: JobSpec) -> JobOutcome:
+        hello = await self.start()
+        assert self._ctl is not None
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            try:
+                socket.send_fds(self._ctl, [b"run"], [theirs.fileno()])
+            except OSError as exc:
+                await self._stop_zygote()
+                raise SandboxUnavailable(f"the sandbox is not running ({exc.strerror})") from exc
+            finally:
+                theirs.close()
+            reader, writer = await asyncio.open_unix_connection(sock=mine, limit=2**16)
+            try:
+                writer.write(spec.model_dump_json().encode() + b"\n")
+                await writer.drain()
+                raw = await asyncio.wait_for(
+                    _read_bounded(reader, max_result_bytes(spec.limits)),
+                    spec.limits.wall_s + ANSWER_GRACE_S,
+                )
+            finally:
+                writer.close()
+        except TimeoutError as exc:
+            raise SandboxUnavailable(
+                f"the sandbox did not answer within {spec.limits.wall_s + ANSWER_GRACE_S:g} s"
+            ) from exc
+        except (ConnectionError, ValueError) as exc:
+            raise SandboxUnavailable(f"the sandbox dropped the job: {exc}") from exc
+        if not raw:
+            if self._proc is not None and self._proc.returncode is not None:
+                await self._stop_zygote()
+            raise SandboxUnavailable(
+                f"the sandbox ({hello.backend}) closed the job without an answer"
+            )
+        try:
+            return JobOutcome.model_validate_json(raw)
+        except ValidationError as exc:
+            raise SandboxUnavailable("the sandbox answered with something unreadable") from exc
+
+    async def _prewarm_cache(self) -> None:
+        """Run every curated snippet once so reveals are answered from the cache."""
+        for code in self.curated.snippets():
+            try:
+                await self.run(RunRequest(code=code))
+            except SandboxError as exc:
+                log.warning("prewarm of a curated snippet failed: %s", exc)
+
+
+async def _read_bounded(reader: asyncio.StreamReader, limit: int) -> bytes:
+    data = bytearray()
+    while True:
+        chunk = await reader.read(2**16)
+        if not chunk:
+            return bytes(data)
+        data += chunk
+        if len(data) > limit:
+            raise ValueError(f"answer larger than {limit} bytes")
+
+
+def describe_backend(hello: ZygoteHello) -> str:
+    """The startup banner: backend, why, and what is and is not isolated (several lines)."""
+    lines = [f"sandbox: backend {hello.backend} ({hello.reason}); torch {hello.torch_version}"]
+    if hello.backend == "none":
+        lines.append("sandbox: learner code will be REFUSED; only curated snippets run")
+    lines += [f"sandbox:   isolated: {item}" for item in hello.isolated]
+    lines += [f"sandbox:   NOT isolated: {item}" for item in hello.not_isolated]
+    return "\n".join(lines)
+
+
+__all__ = [
+    "SandboxBusy",
+    "SandboxError",
+    "SandboxRejected",
+    "SandboxUnavailable",
+    "Worker",
+    "describe_backend",
+]

@@ -1,0 +1,978 @@
+"""The warm zygote: imports torch once, then forks single-use jailed interpreters.
+
+Run as ``python -m sandbox.zygote --ctl-fd N ...`` by :class:`sandbox.worker.Worker`; it is
+the only process of the project that imports torch. Three kinds of process take part:
+
+* the **zygote** (root, pristine): imports and warms torch, builds the read-only jail root
+  once, then only forks. It never reads a job's code or output, so no job's data is in the
+  memory that later jobs are forked from.
+* a **spare** (one per job, forked ahead of time): creates the job's cgroup, unshares the
+  job's namespaces, forks the jailed interpreter, and waits. When the worker hands it a job
+  socket it sets the job's limits, passes the code in, supervises (wall clock, output
+  read in bounded chunks), kills every process of the job, and answers with a
+  :class:`~sandbox.protocol.JobOutcome`.
+* the **jailed interpreter** (pid 1 of the job's pid namespace): finishes the jail (fresh
+  /proc, private tmpfs, pivot_root), drops to an unprivileged uid with no capabilities and
+  no_new_privs, tells the spare it is ready, and blocks until the code arrives. Then it
+  runs the code the way ``python -c`` would and exits.
+
+So a job's critical path has no fork and no namespace set-up: both happened while the
+previous job ran. See sandbox/README.md for measurements and trade-offs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import builtins
+import contextlib
+import gc
+import importlib
+import io
+import math
+import os
+import resource
+import selectors
+import shutil
+import signal
+import socket
+import struct
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sandbox import jail
+from sandbox.internal import JobSpec, ZygoteHello
+from sandbox.protocol import MAX_CODE_BYTES, Backend, JobOutcome, Limits
+
+PRELOAD: tuple[str, ...] = (
+    "torch",
+    "torch.nn",
+    "torch.nn.functional",
+    "torch.optim",
+    "torch.func",
+    "torch.autograd",
+    "torch.autograd.functional",
+    "torch.autograd.forward_ad",
+    "torch.autograd.gradcheck",
+    "torch.utils.checkpoint",
+    "torch.testing",
+    "numpy",
+    "collections",
+    "contextlib",
+    "copy",
+    "dataclasses",
+    "functools",
+    "itertools",
+    "math",
+    "random",
+    "subprocess",
+    "traceback",
+    "typing",
+    "warnings",
+    "weakref",
+)
+"""Modules snippets commonly import, loaded before any job arrives."""
+
+JOB_ENV: dict[str, str] = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "HOME": "/home/sandbox",
+    "TMPDIR": "/tmp",  # noqa: S108 - the job's own private tmpfs
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "PYTHONIOENCODING": "utf-8",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+}
+"""A job's whole environment. The thread variables must be set before torch starts: libgomp
+sizes its pool by the host's cores and crashes under a pids limit otherwise (issue 3)."""
+
+SETUP_FAILED = 125
+"""Exit status of a jailed interpreter whose jail could not be built."""
+
+READ_CHUNK = 64 * 1024
+"""Output is read from a job in chunks of at most this many bytes (never unbounded)."""
+
+SPEC_TIMEOUT_S = 10.0
+"""A spare waits at most this long for the worker to send the job after handing it over."""
+
+READY_TIMEOUT_S = 60.0
+"""A spare gives its jailed interpreter this long to finish the jail."""
+
+NOFILE = 256
+"""Open files per job process (RLIMIT_NOFILE)."""
+
+
+@dataclass(slots=True)
+class ZygoteConfig:
+    """How the zygote builds jobs.
+
+    Attributes:
+        backend: the isolation in force.
+        uid: uid/gid of jobs (namespaces backend; process backends when run as root).
+        tmp_mib: size of each private tmpfs or the job directory cap, MiB.
+        limits: the server's default limits, set on each spare's cgroup before a job.
+        pool: spares kept ready.
+        root: the jail root (namespaces backend).
+    """
+
+    backend: Backend
+    uid: int
+    tmp_mib: int
+    limits: Limits
+    pool: int
+    root: Path | None = None
+
+
+# --------------------------------------------------------------------------- zygote
+
+
+def preload() -> str:
+    """Import and exercise what snippets commonly use; return torch's version.
+
+    ``torch.optim`` and ``torch.func`` import ``torch._dynamo`` on first use (about 2 s
+    here), so one optimizer step and one ``torch.func.grad`` call are made now.
+    """
+    for name in PRELOAD:
+        importlib.import_module(name)
+    import torch
+
+    torch.set_num_threads(1)
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    for opt in (torch.optim.SGD([x], lr=0.1), torch.optim.Adam([x], lr=0.1)):
+        (x * x).sum().backward()  # type: ignore[no-untyped-call]
+        opt.step()
+        opt.zero_grad()
+    torch.func.grad(lambda t: (t * t).sum())(torch.ones(2))
+    torch.autograd.grad((x**3).sum(), x, create_graph=True)
+    repr(torch.ones(2, 2) @ torch.ones(2, 2))
+    version: str = torch.__version__
+    return version.split("+")[0]
+
+
+def in_container() -> bool:
+    """True inside a Docker/Podman container (their marker files)."""
+    return Path("/.dockerenv").exists() or Path("/run/.containerenv").exists()
+
+
+def namespaces_unavailable() -> str | None:
+    """None when the namespaces backend can work here, else why not, in words."""
+    if os.geteuid() != 0:
+        return "not running as root (per-job namespaces and cgroups need root)"
+    why = jail.JobCgroup.available()
+    if why:
+        return why
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            jail.unshare(jail.JOB_NAMESPACES)
+        except OSError as exc:
+            code = exc.errno or 1
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        return f"unshare of the job namespaces failed: {os.strerror(code)}"
+    return None
+
+
+ISOLATION: dict[Backend, tuple[list[str], list[str]]] = {
+    "namespaces": (
+        [
+            "network namespace with no interface up (not even loopback)",
+            "pid, mount, ipc and uts namespaces per job",
+            "read-only system; only the Python install and site-packages are visible",
+            "private size-capped tmpfs for /tmp, the working dir and /dev/shm",
+            "cgroup memory limit per job with swap 0, and a pids limit per job",
+            "unprivileged uid, empty capability bounding set, no_new_privs",
+            "wall-clock and CPU-time limits, output cap, cleared environment",
+        ],
+        [
+            "no seccomp filter: the whole syscall surface of the kernel is reachable",
+            "CPU is shared with other jobs and the host (no cpu quota per job)",
+        ],
+    ),
+    "container": (
+        [
+            "the container: no network, read-only root, capped memory and pids (compose)",
+            "per job: own process group and session, every descendant killed at the end",
+            "per job: private directory (removed after), cleared environment",
+            "per job: RLIMIT_CPU, RLIMIT_DATA, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_NPROC",
+            "wall-clock limit, output cap, no_new_privs",
+        ],
+        [
+            "jobs share one uid: a job can signal or read files of a concurrent job",
+            "memory is limited per process (RLIMIT_DATA), not per job",
+            "the worker's Unix socket is reachable from jobs",
+            "no seccomp filter beyond the container runtime's",
+        ],
+    ),
+    "none": (
+        [
+            "only curated snippets of the question bank run (learner code is refused)",
+            "per job: process group, private directory, rlimits, wall-clock limit",
+        ],
+        ["no namespace, cgroup or uid isolation"],
+    ),
+}
+"""What each backend isolates and what it does not, in words for /health and startup."""
+
+
+def choose_backend(requested: str) -> tuple[Backend, str]:
+    """Pick the backend for ``requested`` (``auto`` or a name) and say why.
+
+    Raises:
+        SystemExit: ``namespaces`` was requested but cannot work here.
+    """
+    why = None
+    if requested in ("auto", "namespaces"):
+        why = namespaces_unavailable()
+        if why is None:
+            return "namespaces", "per-job namespaces and cgroups are available"
+        if requested == "namespaces":
+            raise SystemExit(f"sandbox: the namespaces backend was requested but {why}")
+    if requested == "container" or (requested == "auto" and in_container()):
+        note = f" (no namespaces: {why})" if why else ""
+        return "container", "running inside a container, which is the outer wall" + note
+    if requested == "none":
+        return "none", "isolation was turned off by configuration"
+    return "none", f"no isolation is available here: {why}"
+
+
+@dataclass(slots=True)
+class _SpareHandle:
+    pid: int
+    sock: socket.socket
+    ready: bool = False
+
+
+@dataclass
+class Zygote:
+    """The fork server loop: keeps ``cfg.pool`` spares ready and hands jobs to them.
+
+    Args:
+        ctl: SOCK_SEQPACKET socket to the worker; each ``run`` message carries one job fd.
+        cfg: how to build jobs.
+    """
+
+    ctl: socket.socket
+    cfg: ZygoteConfig
+    spares: list[_SpareHandle] = field(default_factory=list)
+    seq: int = 0
+    failures: int = 0
+    next_fork_at: float = 0.0
+    sel: selectors.BaseSelector = field(default_factory=selectors.DefaultSelector)
+    busy: dict[int, socket.socket] = field(default_factory=dict)
+
+    def serve(self) -> None:
+        """Serve until the worker closes the control socket."""
+        sel = self.sel
+        wake_r, wake_w = socket.socketpair()
+        wake_r.setblocking(False)
+        wake_w.setblocking(False)
+        signal.set_wakeup_fd(wake_w.fileno())
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        sel.register(self.ctl, selectors.EVENT_READ, "ctl")
+        sel.register(wake_r, selectors.EVENT_READ, "wake")
+        while True:
+            self._fill()
+            for key, _ in sel.select(timeout=1.0):
+                if key.data == "ctl":
+                    if not self._on_ctl():
+                        self._shutdown()
+                        return
+                elif key.data == "wake":
+                    with contextlib.suppress(BlockingIOError):
+                        wake_r.recv(4096)
+                else:
+                    self._on_spare(key.data)
+            self._reap()
+
+    def _on_ctl(self) -> bool:
+        try:
+            msg, fds, _, _ = socket.recv_fds(self.ctl, 64, 4)
+        except ConnectionError:
+            return False
+        if not msg:
+            for fd in fds:
+                os.close(fd)
+            return False
+        for fd in fds:
+            self._dispatch(fd)
+        return True
+
+    def _dispatch(self, job_fd: int) -> None:
+        ready = [s for s in self.spares if s.ready]
+        spare = ready[0] if ready else (self.spares[0] if self.spares else self._fork_spare())
+        self.spares.remove(spare)
+        self.sel.unregister(spare.sock)
+        try:
+            socket.send_fds(spare.sock, [b"job"], [job_fd])
+        except OSError:
+            pass  # the spare died; the worker sees the job socket close without an answer
+        finally:
+            os.close(job_fd)
+        # Keep our end open until the spare exits: closing it while the spare's "R" is
+        # still unread would make the spare's recv fail with ECONNRESET and lose the job.
+        self.busy[spare.pid] = spare.sock
+
+    def _on_spare(self, spare: _SpareHandle) -> None:
+        if spare not in self.spares:
+            return  # handed a job earlier in this same batch of events
+        try:
+            msg = spare.sock.recv(4096)
+        except OSError:
+            msg = b""
+        if msg == b"R":
+            spare.ready = True
+            self.failures = 0
+            return
+        if msg.startswith(b"F"):
+            print(
+                f"sandbox: spare set-up failed: {msg[1:].decode(errors='replace')}", file=sys.stderr
+            )
+            self.failures += 1
+            return
+        self.spares.remove(spare)
+        self.sel.unregister(spare.sock)
+        spare.sock.close()
+        self.failures += 1
+
+    def _fill(self) -> None:
+        """Fork spares up to the pool size, but not while a job runs and one spare is idle.
+
+        Forking a spare costs tens of ms of CPU; on 2 cores that would slow the running
+        job, so a used spare is replaced when its job ends, unless none is left idle.
+        """
+        while (
+            len(self.spares) < self.cfg.pool
+            and (not self.spares or len(self.spares) + len(self.busy) < self.cfg.pool)
+            and time.monotonic() >= self.next_fork_at
+        ):
+            self._fork_spare()
+            if self.failures >= 3:
+                self.next_fork_at = time.monotonic() + 1.0
+
+    def _fork_spare(self) -> _SpareHandle:
+        self.seq += 1
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        name = f"{os.getpid()}-{self.seq}"
+        pid = os.fork()
+        if pid == 0:  # the spare
+            status = 1
+            try:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                keep = theirs.fileno()
+                os.closerange(3, keep)
+                os.closerange(keep + 1, 65536)
+                status = run_spare(theirs, self.cfg, name)
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                os._exit(status)
+        theirs.close()
+        handle = _SpareHandle(pid, mine)
+        self.spares.append(handle)
+        self.sel.register(mine, selectors.EVENT_READ, handle)
+        return handle
+
+    def _reap(self) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            sock = self.busy.pop(pid, None)
+            if sock is not None:
+                sock.close()
+            if status != 0:
+                print(f"sandbox: spare {pid} ended badly: {_wait_words(status)}", file=sys.stderr)
+
+    def _shutdown(self) -> None:
+        for spare in self.spares:
+            spare.sock.close()
+        for sock in self.busy.values():
+            sock.close()
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                time.sleep(0.01)
+
+
+# --------------------------------------------------------------------------- spare
+
+
+def run_spare(sock: socket.socket, cfg: ZygoteConfig, name: str) -> int:
+    """A spare's whole life: prepare a jailed interpreter, wait for a job, run it, answer.
+
+    Args:
+        sock: this spare's end of its socket to the zygote (``R`` when ready, then one
+            ``job`` message carrying the job socket's fd).
+        cfg: how to build the job.
+        name: unique name (zygote pid and sequence), used for the cgroup.
+
+    Returns:
+        The spare's exit status (0 normally).
+    """
+    spare = Spare(cfg, name)
+    setup_error: str | None = None
+    try:
+        spare.prepare()
+        with contextlib.suppress(OSError):  # the zygote may already have handed us a job
+            sock.send(b"R")
+    except Exception as exc:
+        setup_error = f"sandbox set-up failed: {exc}"
+        with contextlib.suppress(OSError):
+            sock.send(b"F" + setup_error.encode()[:4000])
+    try:
+        _, fds, _, _ = socket.recv_fds(sock, 64, 1)
+    except OSError:
+        fds = []
+    if not fds:
+        spare.cleanup()
+        return 0
+    job = socket.socket(fileno=fds[0])
+    try:
+        spec = read_spec(job)
+        outcome = spare.run(spec) if setup_error is None else JobOutcome(error=setup_error)
+    except Exception as exc:
+        spare.cleanup()
+        outcome = JobOutcome(error=f"worker failure: {type(exc).__name__}: {exc}")
+    # Every process of the job is dead by now (run() killed and reaped them); removing the
+    # cgroup and closing pipes can wait until the answer is on its way.
+    with contextlib.suppress(OSError):
+        job.settimeout(SPEC_TIMEOUT_S)
+        job.sendall(outcome.model_dump_json().encode())
+        job.shutdown(socket.SHUT_WR)
+    job.close()
+    spare.cleanup()
+    return 0
+
+
+def read_spec(job: socket.socket) -> JobSpec:
+    """Read one JSON line holding a :class:`JobSpec` (bounded; 10 s at most).
+
+    Raises:
+        ValueError: the line is too long, missing, or not a valid spec.
+    """
+    job.settimeout(SPEC_TIMEOUT_S)
+    limit = 6 * MAX_CODE_BYTES + 4096
+    data = bytearray()
+    while b"\n" not in data:
+        chunk = job.recv(READ_CHUNK)
+        if not chunk:
+            break
+        data += chunk
+        if len(data) > limit:
+            raise ValueError("job spec too long")
+    line = bytes(data).split(b"\n", 1)[0]
+    return JobSpec.model_validate_json(line)
+
+
+class Spare:
+    """One job's supervisor (runs as root, outside the jail) and its jailed interpreter.
+
+    Args:
+        cfg: how to build the job.
+        name: unique name for the job's cgroup.
+    """
+
+    def __init__(self, cfg: ZygoteConfig, name: str) -> None:
+        self.cfg = cfg
+        self.namespaces = cfg.backend == "namespaces"
+        self.cgroup = jail.JobCgroup(name) if self.namespaces else None
+        self.workdir: Path | None = None
+        self.pid: int | None = None
+        self.pidfd: int | None = None
+        self.code_w = self.out_r = self.err_r = -1
+
+    # -- before the job
+
+    def prepare(self) -> None:
+        """Build the jail and start the jailed interpreter; return once it is ready.
+
+        Raises:
+            RuntimeError: the jailed interpreter could not finish its jail (with its words).
+            OSError: a namespace, cgroup or pipe operation failed.
+        """
+        code_r, self.code_w = os.pipe()
+        self.out_r, out_w = os.pipe()
+        self.err_r, err_w = os.pipe()
+        ready_r, ready_w = os.pipe()
+        if self.cgroup is not None:
+            limits = self.cfg.limits
+            self.cgroup.create(limits.memory_mib * 1024 * 1024, limits.pids)
+            jail.unshare(jail.JOB_NAMESPACES)
+        else:
+            jail.prctl(jail.PR_SET_CHILD_SUBREAPER, 1)
+            self.workdir = Path(tempfile.mkdtemp(prefix="tutor-job-"))
+            (self.workdir / "tmp").mkdir()
+            if os.geteuid() == 0:
+                for path in (self.workdir, self.workdir / "tmp"):
+                    os.chown(path, self.cfg.uid, self.cfg.uid)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                for fd in (self.code_w, self.out_r, self.err_r, ready_r):
+                    os.close(fd)
+                jailed_interpreter(
+                    self.cfg, self.cgroup, self.workdir, code_r, out_w, err_w, ready_w
+                )
+            finally:
+                os._exit(SETUP_FAILED)
+        self.pid = pid
+        self.pidfd = os.pidfd_open(pid)
+        for fd in (code_r, out_w, err_w, ready_w):
+            os.close(fd)
+        ready = _read_with_timeout(ready_r, 1, READY_TIMEOUT_S)
+        os.close(ready_r)
+        if ready != b"1":
+            self.kill()
+            reason = _read_with_timeout(self.err_r, 4096, 1.0).decode(errors="replace").strip()
+            raise RuntimeError(reason or "the jailed interpreter exited before it was ready")
+
+    # -- the job
+
+    def run(self, spec: JobSpec) -> JobOutcome:
+        """Run the job's code in the ready interpreter under ``spec.limits``.
+
+        Returns:
+            What happened; every process of the job is dead when this returns.
+        """
+        assert self.pid is not None
+        assert self.pidfd is not None
+        limits = spec.limits
+        if self.cgroup is not None:
+            self.cgroup.set_limits(limits.memory_mib * 1024 * 1024, limits.pids)
+        code = spec.code.encode("utf-8", "surrogatepass")
+        payload = struct.pack("!dQ", limits.cpu_s, len(code)) + code
+        start = time.monotonic()
+        deadline = start + limits.wall_s
+        with contextlib.suppress(BrokenPipeError):  # it died; its status says why
+            _write_all(self.code_w, payload)
+        os.close(self.code_w)
+        self.code_w = -1
+
+        cap = limits.output_bytes
+        bufs = {self.out_r: bytearray(), self.err_r: bytearray()}
+        sel = selectors.DefaultSelector()
+        for fd in bufs:
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_READ)
+        sel.register(self.pidfd, selectors.EVENT_READ)
+        timed_out = truncated = exited = False
+        while not exited:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            for key, _ in sel.select(remaining):
+                if key.fd == self.pidfd:
+                    exited = True
+                elif not self._read_into(key.fd, bufs[key.fd], cap, sel):
+                    truncated = True
+            if truncated:
+                break
+        end = time.monotonic()
+        if not exited:
+            self.kill()
+        _, status, usage = os.wait4(self.pid, 0)
+        self.pid = None
+        self.kill_rest()
+        # Every writer is dead now: drain what is left in the pipes, still bounded.
+        drain_until = time.monotonic() + 1.0
+        while sel.get_map() and len(sel.get_map()) > 1 and time.monotonic() < drain_until:
+            for key, _ in sel.select(0.1):
+                if key.fd != self.pidfd and not self._read_into(key.fd, bufs[key.fd], cap, sel):
+                    truncated = True
+        sel.close()
+        stats = self.cgroup.stats() if self.cgroup is not None else None
+        signum = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        cpu_used = usage.ru_utime + usage.ru_stime
+        memory_exceeded = bool(stats and stats.oom_kills)
+        cpu_exceeded = signum == signal.SIGXCPU or (
+            signum == signal.SIGKILL
+            and not (timed_out or truncated or memory_exceeded)
+            and cpu_used >= limits.cpu_s
+        )
+        return JobOutcome(
+            stdout=bytes(bufs[self.out_r][:cap]).decode("utf-8", "replace"),
+            stderr=bytes(bufs[self.err_r][:cap]).decode("utf-8", "replace"),
+            exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+            signal=None if (timed_out or truncated) and signum == signal.SIGKILL else signum,
+            timed_out=timed_out,
+            memory_exceeded=memory_exceeded,
+            cpu_exceeded=cpu_exceeded,
+            pids_exceeded=bool(stats and stats.pids_max_hits),
+            output_truncated=truncated,
+            duration_ms=round((end - start) * 1000, 3),
+            peak_memory_bytes=stats.peak_bytes if stats else None,
+        )
+
+    def _read_into(self, fd: int, buf: bytearray, cap: int, sel: selectors.BaseSelector) -> bool:
+        """Read one chunk; False when the stream went past ``cap`` (the job is then killed)."""
+        try:
+            chunk = os.read(fd, READ_CHUNK)
+        except BlockingIOError:
+            return True
+        if not chunk:
+            sel.unregister(fd)
+            return True
+        room = cap + 1 - len(buf)
+        if room > 0:
+            buf += chunk[:room]
+        if len(buf) > cap:
+            self.kill()
+            return False
+        return True
+
+    # -- killing and cleaning up
+
+    def kill(self) -> None:
+        """SIGKILL the jailed interpreter; under namespaces that ends its whole pid namespace.
+
+        Without namespaces its process group goes too; descendants that left the group are
+        found by :meth:`kill_rest` once the interpreter has been reaped.
+        """
+        if self.pid is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        if not self.namespaces:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)
+
+    def kill_rest(self) -> None:
+        """Kill every other process the job started (cgroup, or descendants via subreaper)."""
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+            return
+        for _ in range(1000):
+            children = _descendants(os.getpid())
+            if self.pid is not None:
+                children = [c for c in children if c != self.pid]
+            if not children:
+                return
+            for pid in children:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.002)
+            _reap_others(self.pid)
+
+    def cleanup(self) -> None:
+        """Kill what is left, close pipes, remove the cgroup or job directory."""
+        self.kill()
+        if self.pid is not None:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self.pid = None
+        self.kill_rest()
+        for fd in (self.code_w, self.out_r, self.err_r, self.pidfd):
+            if fd is not None and fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+            self.cgroup.remove()
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _wait_words(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
+    return f"exit {os.waitstatus_to_exitcode(status)}"
+
+
+def _descendants(root: int) -> list[int]:
+    out: list[int] = []
+    todo = [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{tid}/children") as f:
+                kids = [int(k) for k in f.read().split()]
+                out.extend(kids)
+                todo.extend(kids)
+    return out
+
+
+def _reap_others(keep: int | None) -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0 or pid == keep:
+            return
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _read_with_timeout(fd: int, size: int, timeout_s: float) -> bytes:
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        if not sel.select(timeout_s):
+            return b""
+    try:
+        return os.read(fd, size)
+    except BlockingIOError:
+        return b""
+
+
+def _read_exact(fd: int, size: int) -> bytes:
+    data = bytearray()
+    while len(data) < size:
+        chunk = os.read(fd, min(READ_CHUNK, size - len(data)))
+        if not chunk:
+            break
+        data += chunk
+    return bytes(data)
+
+
+# --------------------------------------------------------------------------- the job
+
+
+def jailed_interpreter(
+    cfg: ZygoteConfig,
+    cgroup: jail.JobCgroup | None,
+    workdir: Path | None,
+    code_r: int,
+    out_w: int,
+    err_w: int,
+    ready_w: int,
+) -> None:
+    """Finish the jail, drop privileges, signal ready, then run the code when it arrives.
+
+    Never returns: exits with the code's status, or :data:`SETUP_FAILED` after writing
+    why to ``err_w`` when the jail cannot be built.
+    """
+    try:
+        if cgroup is not None:
+            assert cfg.root is not None
+            jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)
+            os.setsid()  # kill(0, ...) must not reach other jobs' interpreters (same uid)
+            cgroup.join()
+            jail.enter_jail(cfg.root, cfg.uid, cfg.tmp_mib)
+            env = dict(JOB_ENV)
+        else:
+            assert workdir is not None
+            os.setsid()
+            os.chdir(workdir)
+            env = dict(JOB_ENV, HOME=str(workdir), TMPDIR=str(workdir / "tmp"))
+            _process_rlimits(cfg)
+        _common_rlimits(cfg)
+        jail.drop_privileges(cfg.uid)
+        null = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        keep = sorted({0, 1, 2, code_r, ready_w})
+        for low, high in zip(keep, [*keep[1:], 65536], strict=True):
+            os.closerange(low + 1, high)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.write(err_w, f"{type(exc).__name__}: {exc}".encode())
+        os._exit(SETUP_FAILED)
+    os.write(ready_w, b"1")
+    os.close(ready_w)
+    header = _read_exact(code_r, 16)
+    if len(header) < 16:
+        os._exit(SETUP_FAILED)
+    cpu_s, size = struct.unpack("!dQ", header)
+    if size > MAX_CODE_BYTES:
+        os._exit(SETUP_FAILED)
+    code = _read_exact(code_r, size)
+    os.close(code_r)
+    os._exit(run_code(code.decode("utf-8", "surrogatepass"), cpu_s, env))
+
+
+def _common_rlimits(cfg: ZygoteConfig) -> None:
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (NOFILE, NOFILE))
+    size = cfg.tmp_mib * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+
+def _process_rlimits(cfg: ZygoteConfig) -> None:
+    """Per-process limits standing in for cgroups where there are none (container, none).
+
+    RLIMIT_DATA counts the private memory the process already has (torch, inherited from
+    the zygote), so the limit is that plus the job's budget. RLIMIT_AS is not used: it
+    breaks ``import torch``, which reserves large virtual ranges (issue 3).
+    """
+    budget = cfg.limits.memory_mib * 1024 * 1024
+    data = _vm_data_bytes() + budget
+    resource.setrlimit(resource.RLIMIT_DATA, (data, data))
+    if os.geteuid() != 0:
+        # RLIMIT_NPROC counts every process of the uid on the host, so allow what the uid
+        # already runs plus the job's share.
+        running = _processes_of(os.getuid())
+        nproc = running + cfg.limits.pids
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+
+
+def _vm_data_bytes() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmData:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def _processes_of(uid: int) -> int:
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    count += len(os.listdir(f"/proc/{entry}/task"))
+    return count
+
+
+def run_code(source: str, cpu_s: float, env: dict[str, str]) -> int:
+    """Run ``source`` as ``python -c`` would, in this (jailed) process; return the status.
+
+    The CPU limit is set now, on top of what the interpreter used so far; RLIMIT_CPU has a
+    one-second granularity, so the limit is rounded up to whole seconds.
+    """
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    soft = math.ceil(usage.ru_utime + usage.ru_stime + cpu_s)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+    os.environ.clear()
+    os.environ.update(env)
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM):
+        signal.signal(sig, signal.SIG_DFL)
+    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
+    sys.stdout = io.TextIOWrapper(
+        io.FileIO(1, "w", closefd=False),
+        encoding="utf-8",
+        errors="backslashreplace",
+        line_buffering=True,
+    )
+    sys.stderr = io.TextIOWrapper(
+        io.FileIO(2, "w", closefd=False),
+        encoding="utf-8",
+        errors="backslashreplace",
+        line_buffering=True,
+    )
+    sys.argv = ["-c"]
+    sys.dont_write_bytecode = True
+    atexit._clear()
+    main = types.ModuleType("__main__")
+    main.__dict__["__builtins__"] = builtins
+    sys.modules["__main__"] = main
+    status = 0
+    try:
+        exec(compile(source, "<string>", "exec"), main.__dict__)  # noqa: S102 - the job
+    except SystemExit as exc:
+        status = _exit_status(exc)
+    except BaseException as exc:
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+            tb = tb.tb_next
+        traceback.print_exception(type(exc), exc, tb)
+        status = 1
+    with contextlib.suppress(BaseException):
+        threading._shutdown()  # type: ignore[attr-defined]  # join non-daemon threads
+    with contextlib.suppress(BaseException):
+        atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+    return status
+
+
+def _exit_status(exc: SystemExit) -> int:
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    with contextlib.suppress(BaseException):
+        print(code, file=sys.stderr)
+    return 1
+
+
+# --------------------------------------------------------------------------- entry
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m sandbox.zygote``; see :class:`sandbox.worker.Worker`."""
+    parser = argparse.ArgumentParser(prog="python -m sandbox.zygote")
+    parser.add_argument("--ctl-fd", type=int, required=True)
+    parser.add_argument("--backend", default="auto")
+    parser.add_argument("--uid", type=int, default=65534)
+    parser.add_argument("--tmp-mib", type=int, default=16)
+    parser.add_argument("--pool", type=int, default=2)
+    parser.add_argument("--limits", required=True, help="Limits as JSON")
+    args = parser.parse_args(argv)
+    ctl = socket.socket(fileno=args.ctl_fd)
+    jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)
+    started = time.monotonic()
+    torch_version = preload()
+    backend, reason = choose_backend(args.backend)
+    cfg = ZygoteConfig(
+        backend=backend,
+        uid=args.uid,
+        tmp_mib=args.tmp_mib,
+        limits=Limits.model_validate_json(args.limits),
+        pool=args.pool,
+    )
+    if backend == "namespaces":
+        jail.JobCgroup.sweep_stale()
+        visible = [Path(sys.base_prefix), Path(sys.prefix), *map(Path, sys.path[1:])]
+        visible = [p for p in visible if "site-packages" in p.parts or p in _prefixes()]
+        cfg.root = jail.build_jail_root(visible, args.uid)
+    isolated, not_isolated = ISOLATION[backend]
+    hello = ZygoteHello(
+        pid=os.getpid(),
+        torch_version=torch_version,
+        backend=backend,
+        reason=reason,
+        isolated=isolated,
+        not_isolated=not_isolated,
+        startup_s=round(time.monotonic() - started, 3),
+    )
+    gc.collect()
+    gc.freeze()  # forked jobs then do not copy every object's page when the GC runs
+    ctl.send(hello.model_dump_json().encode())
+    try:
+        Zygote(ctl, cfg).serve()
+    finally:
+        if cfg.root is not None:
+            with contextlib.suppress(OSError):
+                jail.umount(cfg.root)
+                cfg.root.rmdir()
+    return 0
+
+
+def _prefixes() -> set[Path]:
+    return {Path(sys.base_prefix), Path(sys.prefix)}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

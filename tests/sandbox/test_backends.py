@@ -1,0 +1,55 @@
+"""Backend choice: without isolation only curated snippets run, and the worker says why."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from sandbox.curated import CuratedSnippets
+from sandbox.errors import SandboxRejected
+from sandbox.protocol import RunRequest
+from sandbox.settings import SandboxSettings
+from sandbox.worker import Worker, describe_backend
+
+pytestmark = pytest.mark.slow
+
+CURATED = "print('curated', 6 * 7)\n"
+
+
+async def test_without_isolation_learner_code_is_refused_saying_why() -> None:
+    async with Worker(SandboxSettings(backend="none"), curated=CuratedSnippets([CURATED])) as w:
+        with pytest.raises(SandboxRejected, match="runs only the question bank's snippets"):
+            await w.run(RunRequest(code="print('learner')\n"))
+        assert not w.health().learner_code
+        assert w.hello is not None
+        assert "learner code will be REFUSED" in describe_backend(w.hello)
+
+
+async def test_without_isolation_curated_snippets_still_run() -> None:
+    async with Worker(SandboxSettings(backend="none"), curated=CuratedSnippets([CURATED])) as w:
+        result = await w.run(RunRequest(code=CURATED))
+    assert (result.stdout, result.backend) == ("curated 42\n", "none")
+
+
+async def test_a_curated_result_is_served_from_the_cache_the_second_time() -> None:
+    async with Worker(SandboxSettings(), curated=CuratedSnippets([CURATED])) as w:
+        first = await w.run(RunRequest(code=CURATED))
+        second = await w.run(RunRequest(code=CURATED))
+        forced = await w.run(RunRequest(code=CURATED, use_cache=False))
+    assert (first.cached, second.cached, forced.cached) == (False, True, False)
+    assert second.stdout == first.stdout
+
+
+async def test_the_container_backend_kills_a_daemon_and_removes_the_job_directory() -> None:
+    code = (
+        "import os, time\nprint(os.getcwd())\n"
+        "if os.fork() == 0:\n    os.setsid()\n    time.sleep(1000)\n"
+    )
+    async with Worker(SandboxSettings(backend="container")) as w:
+        result = await w.run(RunRequest(code=code))
+        again = await w.run(RunRequest(code="print('next')\n"))
+    workdir = result.stdout.strip()
+    assert workdir.startswith("/tmp/tutor-job-")
+    assert not os.path.exists(workdir)  # noqa: ASYNC240 - local file op, microseconds
+    assert again.stdout == "next\n"

@@ -1,0 +1,75 @@
+"""The protocol's rules: limits only go down, sizes are capped, one status line per outcome."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from sandbox.protocol import (
+    MAX_CODE_BYTES,
+    JobOutcome,
+    LimitOverrides,
+    Limits,
+    RunRequest,
+    RunResult,
+    describe_outcome,
+)
+
+LIMITS = Limits(wall_s=5, cpu_s=5, memory_mib=512, pids=32, output_bytes=65536)
+
+
+def test_a_request_can_lower_a_limit() -> None:
+    assert LimitOverrides(wall_s=1, memory_mib=64).apply(LIMITS).wall_s == 1
+
+
+def test_a_request_can_never_raise_a_limit() -> None:
+    effective = LimitOverrides(wall_s=60, memory_mib=4096, pids=999).apply(LIMITS)
+    assert (effective.wall_s, effective.memory_mib, effective.pids) == (5, 512, 32)
+
+
+def test_code_over_the_size_limit_is_refused_with_its_size() -> None:
+    with pytest.raises(ValidationError, match="1,048,576 bytes; the limit is 65,536"):
+        RunRequest(code="a" * (1024 * 1024))
+
+
+def test_code_at_the_size_limit_is_accepted() -> None:
+    assert len(RunRequest(code="a" * MAX_CODE_BYTES).code) == MAX_CODE_BYTES
+
+
+def test_unknown_request_fields_are_refused() -> None:
+    with pytest.raises(ValidationError):
+        RunRequest.model_validate({"code": "1", "unsafe": True})
+
+
+def test_the_graph_flag_is_reserved_and_refused_for_now() -> None:
+    with pytest.raises(ValidationError, match="graph"):
+        RunRequest(code="1", graph=True)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "words"),
+    [
+        (JobOutcome(exit_code=0), "exit 0"),
+        (JobOutcome(exit_code=3), "exit 3"),
+        (JobOutcome(timed_out=True), "timed out after 5 s"),
+        (JobOutcome(memory_exceeded=True, signal=9), "ran out of memory (limit 512 MiB)"),
+        (JobOutcome(cpu_exceeded=True, signal=24), "used up its CPU time (limit 5 s)"),
+        (JobOutcome(output_truncated=True), "stopped: printed more than 64 KiB"),
+        (JobOutcome(signal=11), "killed by SIGSEGV"),
+        (JobOutcome(exit_code=1, pids_exceeded=True), "exit 1 (hit the limit of 32 processes)"),
+        (JobOutcome(error="no jail"), "could not run: no jail"),
+    ],
+)
+def test_each_outcome_has_one_status_line(outcome: JobOutcome, words: str) -> None:
+    assert describe_outcome(outcome, LIMITS) == words
+
+
+def test_timing_out_wins_over_the_kill_signal() -> None:
+    assert describe_outcome(JobOutcome(timed_out=True, signal=9), LIMITS).startswith("timed out")
+
+
+def test_a_result_carries_its_status_and_is_ok_only_when_it_ran_to_its_end() -> None:
+    done = RunResult.from_outcome(JobOutcome(exit_code=1), LIMITS, "namespaces", "2.13.0")
+    killed = RunResult.from_outcome(JobOutcome(signal=11), LIMITS, "namespaces", "2.13.0")
+    assert (done.status, done.ok) == ("exit 1", True)
+    assert (killed.status, killed.ok) == ("killed by SIGSEGV", False)
