@@ -89,7 +89,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         mark = "ok" if result.matched else "MISMATCH"
         print(
             f"[{done:>3}/{total}] {result.item_id:<6} {mark:<8} "
-            f"({result.status}, {result.duration_s:.1f} s)",
+            f"({result.status}, {result.duration_s * 1000:.0f} ms)",
             flush=True,
         )
         if args.show_output:
