@@ -1,0 +1,398 @@
+"""Scoped negation, after NegEx (Chapman et al., "A simple algorithm for identifying negated
+findings and diseases in discharge summaries", J. Biomed. Inform. 34(5), 2001) and its
+successor ConText (Harkema et al., J. Biomed. Inform. 42(5), 2009).
+
+A *cue* (``not``, ``no``, ``never``, ``without``, ``nor``, ``no longer``, ``instead of``,
+``rather than``, ``n't`` once contractions are expanded...) negates the words after it up to
+a *terminator*: a clause break (``,`` ``;`` ``:`` ``-`` bracket), a sentence end, a
+conjunction that starts a new clause (``but``, ``however``, ``because``, ``so``, ``which``...),
+or a window of 6 words. Two refinements of ours keep scopes short in chat English:
+
+* after the scope has taken a content word, a determiner (``the``, ``a``, ``its``...) or a
+  subject pronoun (``it``, ``they``...) starts a new phrase and ends it: "without zero_grad
+  the grads pile up" negates only ``zero_grad``;
+* ``and`` ends it when a new clause follows ("does not overwrite and adds instead").
+
+*Clausal* cues (``not true that``, ``not the case that``, ``it is false that``) negate the
+rest of the clause (12 words) and, unlike ordinary cues, pass through a nested cue, so a
+double negation ("not true that it does not accumulate") affirms. *Post* cues negate the
+clause before them: "overwriting does not happen", "that it overwrites is a myth".
+*Pseudo* negations are not cues: "not only does it...", "no doubt", "not sure",
+"whether or not", and "no"/"nope" used as an interjection ("No, it adds up").
+
+Conditional clauses (``if``, ``unless``, ``suppose``, clause-initial ``without``) are marked
+separately: they state a condition, not a claim ("if you don't zero them, they pile up").
+
+Polarity of a token = parity of the cues whose scope covers it; the matcher ignores cues
+that lie inside the matched phrase itself (a pattern ``no longer`` carries its own cue).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+from bot.grading.sentences import TokenStream
+from bot.grading.tokens import WORD
+
+WINDOW: Final = 6
+"""Words an ordinary cue can negate (NegEx used 5; chat answers are slightly longer)."""
+
+CLAUSAL_WINDOW: Final = 12
+"""Words a clausal cue ("not true that ...") or a conditional clause can cover."""
+
+POST_WINDOW: Final = 10
+"""Words before a post cue ("... does not happen") it can negate."""
+
+SINGLE_CUES: Final = frozenset(
+    {"not", "no", "never", "nor", "neither", "none", "nothing", "nobody", "nowhere", "hardly",
+     "barely", "without", "non", "lacks", "lacking", "nope"}
+)  # fmt: skip
+
+PHRASE_CUES: Final[tuple[tuple[str, ...], ...]] = (
+    ("no", "longer"),
+    ("not", "anymore"),
+    ("instead", "of"),
+    ("rather", "than"),
+    ("as", "opposed", "to"),
+    ("fails", "to"),
+    ("failed", "to"),
+    ("fail", "to"),
+    ("unable", "to"),
+    ("stops", "being"),
+    ("stopped", "being"),
+    ("ceases", "to"),
+    ("cease", "to"),
+    ("lack", "of"),
+    ("absence", "of"),
+    ("in", "place", "of"),
+)
+
+CLAUSAL_CUES: Final[tuple[tuple[str, ...], ...]] = (
+    ("not", "true", "that"),
+    ("not", "the", "case", "that"),
+    ("not", "correct", "that"),
+    ("not", "that"),
+    ("false", "that"),
+    ("untrue", "that"),
+    ("wrong", "that"),
+    ("never", "the", "case", "that"),
+    ("wrong", "to", "say"),
+    ("incorrect", "to", "say"),
+    ("not", "true"),
+    ("not", "the", "case"),
+)
+"""Cues negating a whole clause. The last two are clausal only when content follows them;
+at a clause end they act as post cues ("... is not true.")."""
+
+POST_CUES: Final[tuple[tuple[str, ...], ...]] = (
+    ("not", "happen"),
+    ("not", "happens"),
+    ("never", "happens"),
+    ("never", "happen"),
+    ("not", "occur"),
+    ("is", "a", "myth"),
+    ("is", "a", "misconception"),
+    ("is", "false"),
+    ("is", "untrue"),
+    ("is", "wrong"),
+    ("is", "incorrect"),
+    ("are", "false"),
+    ("are", "wrong"),
+)
+"""Cues negating the clause before them. Those built on false/wrong/incorrect apply only
+when that clause frames a claim (``that``, ``saying``, ``the idea``...): "the sum is wrong"
+must not deny the sum."""
+
+_META: Final = frozenset(
+    {"that", "saying", "idea", "claim", "thinking", "belief", "notion", "statement",
+     "assumption", "believing", "think", "thought"}
+)  # fmt: skip
+
+PSEUDO: Final[tuple[tuple[str, ...], ...]] = (
+    ("no", "doubt"),
+    ("not", "sure"),
+    ("not", "certain"),
+    ("no", "idea"),
+    ("no", "matter"),
+    ("not", "to", "mention"),
+    ("no", "wonder"),
+    ("whether", "or", "not"),
+    ("or", "not"),
+    ("if", "not"),
+    ("nothing", "but"),
+    ("not", "bad"),
+    ("no", "problem"),
+    ("not", "a", "problem"),
+)
+
+HEDGES: Final = frozenset(
+    {"maybe", "perhaps", "probably", "possibly", "guess", "idk", "unsure", "might", "dunno",
+     "think", "assume", "somehow"}
+)  # fmt: skip
+"""Words that mark an unsure answer (they lower the grader's confidence, not the score)."""
+
+_ONLY: Final = frozenset({"only", "just", "merely", "simply"})
+_AUX: Final = frozenset(
+    {"does", "do", "did", "is", "are", "was", "were", "will", "can", "it", "they", "that",
+     "this", "we", "you", "has", "have"}
+)  # fmt: skip
+
+TERMINATORS: Final = frozenset(
+    {"but", "however", "though", "although", "yet", "because", "cause", "cuz", "since", "so",
+     "therefore", "thus", "hence", "whereas", "while", "which", "who", "unless", "until",
+     "except", "otherwise", "then", "instead", "if", "when", "whenever", "as", "meaning"}
+)  # fmt: skip
+"""Words that start a new clause and so end a negation scope."""
+
+SUBJECTS: Final = frozenset({"it", "they", "we", "you", "i", "he", "she", "there", "this"})
+DETERMINERS: Final = frozenset(
+    {"the", "a", "an", "its", "their", "your", "my", "our", "his", "her", "each", "every",
+     "these", "those", "this"}
+)  # fmt: skip
+CONDITIONALS: Final = frozenset(
+    {"if", "unless", "suppose", "supposing", "assuming", "provided", "whenever"}
+)
+
+FUNCTION_WORDS: Final = frozenset(
+    {"a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am", "it", "its",
+     "they", "them", "their", "this", "that", "these", "those", "to", "of", "in", "on", "at",
+     "for", "with", "by", "from", "as", "into", "onto", "than", "and", "or", "but", "so",
+     "because", "if", "then", "when", "while", "do", "does", "did", "done", "has", "have",
+     "had", "will", "would", "can", "could", "should", "must", "may", "might", "not", "no",
+     "you", "we", "i", "he", "she", "each", "every", "any", "all", "some", "only", "just",
+     "also", "there", "here", "what", "which", "who", "why", "how", "your", "my", "our",
+     "again", "after", "before", "until", "since", "up", "out", "over", "get", "gets",
+     "got", "still", "even", "too", "very", "more", "most", "both", "same", "other", "like",
+     "about", "instead", "yes", "nope", "never", "once", "twice", "now", "whatever"}
+)  # fmt: skip
+"""Closed-class English words: their share of an answer tells prose from a keyword list."""
+
+_INTERJECTION_FOLLOWERS: Final = frozenset(
+    SUBJECTS
+    | DETERMINERS
+    | {"because", "cause", "cuz", "since", "as", "that", "x", "y", "z", "w", "nope", "no",
+       "not", "false", "true", "wrong", "way", "sir", "man", "dude", "bro", "lol"}
+)  # fmt: skip
+
+
+def is_interjection(stream: TokenStream, i: int) -> bool:
+    """Whether the ``no``/``nope``/``nah`` at ``i`` answers the question rather than negating.
+
+    "No, it adds up", "No it adds up", "nope." are interjections; "no gradient flows" and
+    "there is no graph" are cues.
+    """
+    word = stream.surf[i]
+    if word in ("nope", "nah"):
+        return True
+    if word != "no":
+        return False
+    at_start = i == 0 or stream.sent[i - 1] != stream.sent[i] or stream.brk[i]
+    if not at_start:
+        return False
+    nxt = i + 1
+    if nxt >= len(stream) or stream.sent[nxt] != stream.sent[i] or stream.brk[nxt]:
+        return True
+    return stream.surf[nxt] in _INTERJECTION_FOLLOWERS or stream.kind[nxt] != WORD
+
+
+@dataclass(slots=True)
+class Negation:
+    """Negation and condition marks over a token stream.
+
+    Attributes:
+        cover: token index -> start indices of the cues whose scope covers it.
+        cue_start: token index -> start index of the cue phrase it belongs to.
+        conditional: indices of tokens inside a conditional clause.
+        hedged: the answer contains a hedge ("maybe", "not sure", "I think").
+    """
+
+    cover: dict[int, list[int]] = field(default_factory=dict)
+    cue_start: dict[int, int] = field(default_factory=dict)
+    conditional: set[int] = field(default_factory=set)
+    hedged: bool = False
+
+    def negated(self, start: int, end: int) -> bool:
+        """Whether any token in ``[start, end]`` is negated an odd number of times, counting
+        only cues outside the span (a phrase that contains its own cue is not negated by it).
+        """
+        cover = self.cover
+        if not cover:
+            return False
+        for t in range(start, end + 1):
+            cues = cover.get(t)
+            if cues and sum(1 for c in cues if c < start or c > end) % 2 == 1:
+                return True
+        return False
+
+
+def _phrase_at(surf: list[str], sent: list[int], i: int, phrase: tuple[str, ...]) -> bool:
+    n = len(phrase)
+    if i + n > len(surf) or surf[i : i + n] != list(phrase):
+        return False
+    return sent[i + n - 1] == sent[i]
+
+
+def _clause_start(stream: TokenStream, i: int) -> bool:
+    return (
+        i == 0
+        or stream.sent[i - 1] != stream.sent[i]
+        or stream.brk[i]
+        or stream.surf[i - 1] in ("and", "but", "so", "because", "since", "then")
+    )
+
+
+def _ends_scope(stream: TokenStream, j: int, first: int, content: bool, clausal: bool) -> bool:
+    """Whether token ``j`` is past the end of a scope that began at ``first``."""
+    surf = stream.surf
+    if stream.sent[j] != stream.sent[first] or stream.brk[j]:
+        return True
+    word = surf[j]
+    if stream.kind[j] != WORD:
+        return False
+    if word in TERMINATORS:
+        return True
+    if content and word in SUBJECTS:
+        return True
+    if content and not clausal and word in DETERMINERS:
+        return True
+    if word == "and" and j + 1 < len(surf) and stream.sent[j + 1] == stream.sent[j]:
+        nxt = surf[j + 1]
+        if nxt in SUBJECTS or nxt in TERMINATORS or nxt in ("just", "also", "actually"):
+            return True
+        if (
+            len(nxt) > 3
+            and nxt not in FUNCTION_WORDS
+            and (nxt.endswith("s") or nxt.endswith("ed"))
+            and not nxt.endswith("ss")
+        ):
+            return True
+    return False
+
+
+def _forward(
+    stream: TokenStream, start: int, window: int, clausal: bool, stop_at_cue: bool
+) -> list[int]:
+    """Token indices covered by a scope that starts at ``start``."""
+    out: list[int] = []
+    content = False
+    j = start
+    n = len(stream)
+    while j < n and len(out) < window:
+        if _ends_scope(stream, j, start, content, clausal):
+            break
+        word = stream.surf[j]
+        if stop_at_cue and j > start and stream.kind[j] == WORD and word in SINGLE_CUES:
+            break
+        out.append(j)
+        if word not in FUNCTION_WORDS:
+            content = True
+        j += 1
+    return out
+
+
+def _backward(stream: TokenStream, end: int) -> list[int]:
+    """Token indices from the start of the clause containing ``end`` up to ``end - 1``."""
+    out: list[int] = []
+    j = end - 1
+    while j >= 0 and len(out) < POST_WINDOW and stream.sent[j] == stream.sent[end]:
+        out.append(j)
+        if stream.brk[j] or (stream.kind[j] == WORD and stream.surf[j] in TERMINATORS):
+            break
+        j -= 1
+    return out
+
+
+def scope(stream: TokenStream) -> Negation:
+    """Find every negation cue, its scope, and every conditional clause.
+
+    Args:
+        stream: the segmented answer.
+
+    Returns:
+        The marks; empty (and cheap) when the answer has no cue.
+    """
+    result = Negation()
+    surf, sent, kind = stream.surf, stream.sent, stream.kind
+    n = len(surf)
+    cover = result.cover
+    i = 0
+    while i < n:
+        word = surf[i]
+        if kind[i] != WORD:
+            i += 1
+            continue
+        if word in HEDGES:
+            result.hedged = True
+        pseudo = next((p for p in PSEUDO if p[0] == word and _phrase_at(surf, sent, i, p)), None)
+        if pseudo is not None:
+            if pseudo[1] in ("sure", "certain", "idea"):
+                result.hedged = True
+            i += len(pseudo)
+            continue
+        if word in ("not",) and i + 2 < n and surf[i + 1] in _ONLY and surf[i + 2] in _AUX:
+            i += 2  # "not only does it add..." is emphasis, not negation
+            continue
+        if word in ("no", "nope", "nah") and is_interjection(stream, i):
+            i += 1
+            continue
+        if word in CONDITIONALS or (word == "without" and _clause_start(stream, i)):
+            for t in _forward(stream, i + 1, CLAUSAL_WINDOW, False, False):
+                result.conditional.add(t)
+            if word in CONDITIONALS:
+                i += 1
+                continue
+            # a clause-initial "without" states a condition, not a denial
+            result.conditional.add(i)
+            i += 1
+            continue
+        post = next((p for p in POST_CUES if _post_at(stream, i, p)), None)
+        if post is not None:
+            covered = _backward(stream, i)
+            needs_meta = post[-1] in ("false", "untrue", "wrong", "incorrect")
+            if covered and (not needs_meta or any(surf[t] in _META for t in covered)):
+                for t in range(i, i + len(post)):
+                    result.cue_start[t] = i
+                for t in covered:
+                    cover.setdefault(t, []).append(i)
+                i += len(post)
+                continue
+        clausal = next((p for p in CLAUSAL_CUES if _phrase_at(surf, sent, i, p)), None)
+        if clausal is not None:
+            after = i + len(clausal)
+            covered = _forward(stream, after, CLAUSAL_WINDOW, True, False)
+            for t in range(i, after):
+                result.cue_start[t] = i
+            if covered:
+                for t in covered:
+                    cover.setdefault(t, []).append(i)
+            elif clausal in (("not", "true"), ("not", "the", "case")):
+                for t in _backward(stream, i):
+                    cover.setdefault(t, []).append(i)
+            i = after
+            continue
+        cue = next((p for p in PHRASE_CUES if p[0] == word and _phrase_at(surf, sent, i, p)), None)
+        length = len(cue) if cue is not None else (1 if word in SINGLE_CUES else 0)
+        if length:
+            after = i + length
+            for t in range(i, after):
+                result.cue_start[t] = i
+            for t in _forward(stream, after, WINDOW, False, True):
+                cover.setdefault(t, []).append(i)
+            i = after
+            continue
+        i += 1
+    return result
+
+
+def _post_at(stream: TokenStream, i: int, phrase: tuple[str, ...]) -> bool:
+    """A post cue at ``i`` that ends its clause (nothing but a terminator follows)."""
+    if not _phrase_at(stream.surf, stream.sent, i, phrase):
+        return False
+    after = i + len(phrase)
+    return (
+        after >= len(stream)
+        or stream.sent[after] != stream.sent[i]
+        or stream.brk[after]
+        or stream.surf[after] in TERMINATORS
+    )

@@ -1,0 +1,116 @@
+"""Sentence splitting and the token stream every later stage reads.
+
+Sentences end at ``.``, ``!``, ``?`` and line ends, but never at a dot inside code
+(``x.grad``), a number (``8.0``), a printed tensor (``tensor([8.])``) or an abbreviation
+(``e.g.``); that is decided per chunk by :mod:`bot.grading.tokens`. Commas, colons,
+semicolons, brackets, quotes, ``...`` and spaced dashes are *clause breaks*: they do not end
+a sentence (a proximity match may cross them) but they end a negation's scope.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bot.grading.numbers import number_value, wrong_arithmetic
+from bot.grading.tokens import (
+    BREAK,
+    CODE,
+    KEYWORD_VALUES,
+    NUM,
+    OP,
+    QEND,
+    WORD,
+    is_keyword_target,
+    pieces,
+)
+
+
+@dataclass(slots=True)
+class TokenStream:
+    """A normalised answer as parallel lists, one entry per token (word, code, number, op).
+
+    Attributes:
+        surf: the token text: lower-case word, canonical code (``x.grad.zero_``), number
+            text (``8.0``) or operator (``+=``).
+        kind: ``WORD``, ``CODE``, ``NUM`` or ``OP`` from :mod:`bot.grading.tokens`.
+        sent: the sentence index of each token (0-based, increasing).
+        brk: whether a clause break (``,`` ``;`` ``:`` ``-`` bracket, quote) precedes it.
+        values: the value each number token states (also ``eight``), by token index; a
+            number inside wrong arithmetic (``4 + 4 = 9``) is left out.
+        questions: indices of sentences that end with ``?``.
+    """
+
+    surf: list[str] = field(default_factory=list)
+    kind: list[int] = field(default_factory=list)
+    sent: list[int] = field(default_factory=list)
+    brk: list[bool] = field(default_factory=list)
+    values: dict[int, float] = field(default_factory=dict)
+    questions: set[int] = field(default_factory=set)
+
+    def __len__(self) -> int:
+        return len(self.surf)
+
+
+def segment(text: str) -> TokenStream:
+    """Tokenize normalised text and split it into sentences and clauses.
+
+    Args:
+        text: output of :func:`bot.grading.normalize.normalize`.
+
+    Returns:
+        The token stream; punctuation is folded into ``sent``/``brk``/``questions``.
+    """
+    stream = TokenStream()
+    surf, kind, sent, brk = stream.surf, stream.kind, stream.sent, stream.brk
+    sentence = 0
+    pending_break = False
+    open_tokens = 0  # tokens in the current sentence
+    for line in text.split("\n"):
+        for chunk in line.split():
+            for piece_kind, piece in pieces(chunk):
+                if piece_kind <= OP:
+                    if (
+                        piece_kind == WORD
+                        and piece in KEYWORD_VALUES
+                        and open_tokens >= 2
+                        and is_keyword_target([(kind[-2], surf[-2]), (kind[-1], surf[-1])])
+                        and sent[-2] == sentence
+                    ):  # "retain_graph = True" written with spaces
+                        surf.pop()
+                        kind.pop()
+                        sent.pop()
+                        brk.pop()
+                        surf[-1] = f"{surf[-1]}={piece}"
+                        open_tokens -= 1
+                        continue
+                    surf.append(piece)
+                    kind.append(piece_kind)
+                    sent.append(sentence)
+                    brk.append(pending_break)
+                    pending_break = False
+                    open_tokens += 1
+                elif piece_kind == BREAK:
+                    pending_break = True
+                elif open_tokens:  # END or QEND closes a non-empty sentence
+                    if piece_kind == QEND:
+                        stream.questions.add(sentence)
+                    sentence += 1
+                    open_tokens = 0
+                    pending_break = False
+        if open_tokens:
+            sentence += 1
+            open_tokens = 0
+        pending_break = False
+    values = stream.values
+    for i, (k, s) in enumerate(zip(kind, surf, strict=True)):
+        if k == NUM or (k == WORD and s[0] in "zotfsentwh"):
+            value = number_value(k, s)
+            if value is not None:
+                values[i] = value
+    if len(values) >= 2:
+        for i in wrong_arithmetic(surf, kind, sent, values):
+            del values[i]
+    return stream
+
+
+__all__ = ["CODE", "NUM", "OP", "WORD", "TokenStream", "segment"]
