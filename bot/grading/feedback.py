@@ -25,6 +25,7 @@ _MENTION: Final = re.compile(r"@(?=\w)")
 STUFFING_CORRECTION: Final = (
     "A list of keywords is not an explanation: say what happens and why, in a sentence."
 )
+ARITHMETIC_CORRECTION: Final = "One of your calculations does not hold; check the arithmetic."
 CONTRADICTION_PREFIX: Final = "You stated the opposite of a key point: "
 
 
@@ -65,6 +66,7 @@ def build_feedback(
     contradicted: list[str],
     misconceptions: list[str],
     stuffing: bool,
+    arithmetic_error: bool = False,
 ) -> Feedback:
     """Choose the feedback parts for one graded answer.
 
@@ -79,6 +81,7 @@ def build_feedback(
         contradicted: ids of concepts stated with the opposite polarity.
         misconceptions: ids of misconceptions found.
         stuffing: the reasoning was a keyword list.
+        arithmetic_error: the answer states a wrong computation.
 
     Returns:
         The parts, as plain author text (unescaped; :func:`render_feedback` escapes).
@@ -90,6 +93,8 @@ def build_feedback(
     corrections += [CONTRADICTION_PREFIX + concepts[c].description + "." for c in contradicted]
     if stuffing:
         corrections.append(STUFFING_CORRECTION)
+    if arithmetic_error:
+        corrections.append(ARITHMETIC_CORRECTION)
     sentence: str | None = None
     key = item.answer.verdict
     if item.kind is Kind.TRUE_FALSE and key is not None:

@@ -24,7 +24,7 @@ from bot.content.models import Item, Kind
 from bot.grading.errors import AnswerTooLong, UnknownItem
 from bot.grading.feedback import build_feedback
 from bot.grading.lexicon import known_words
-from bot.grading.matching import CompiledRule, Compiler, Matcher
+from bot.grading.matching import FUZZY, CompiledRule, Compiler, Matcher
 from bot.grading.models import MAX_ANSWER_CHARS, GradeResult, Response
 from bot.grading.negation import scope
 from bot.grading.normalize import normalize
@@ -141,7 +141,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
                     misconception.id,
                     misconception.penalty,
                     misconception.cap,
-                    all(span[2] for span in spans),
+                    all(span[2] & FUZZY for span in spans),
                 )
             )
     stuffing = is_keyword_stuffing(stream, reading.end, matcher.matched_tokens, domain_stems())
@@ -153,6 +153,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         misconceptions=found,
         stuffing=stuffing,
         hedged=negation.hedged,
+        arithmetic_error=stream.wrong_arithmetic,
     )
     hit = [o.id for o in outcomes if o.status == "hit" and not stuffing]
     contradicted = [o.id for o in outcomes if o.status == "contradicted"]
@@ -169,6 +170,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         contradicted=contradicted,
         misconceptions=[m.id for m in found],
         stuffing=stuffing,
+        arithmetic_error=stream.wrong_arithmetic,
     )
     return GradeResult(
         item_id=item.id,

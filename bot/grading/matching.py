@@ -50,6 +50,7 @@ from bot.grading.lexicon import (
     within_slips,
 )
 from bot.grading.negation import Negation
+from bot.grading.normalize import normalize
 from bot.grading.sentences import TokenStream, segment
 from bot.grading.synonyms import expansions_for_prefix, expansions_for_word, merged
 from bot.grading.tokens import CODE, NUM, OP, WORD
@@ -59,14 +60,25 @@ A_PREFIX: Final = 1
 A_EXACT: Final = 2
 A_CODE: Final = 3
 
+ARTICLES: Final = frozenset({"the", "a", "an"})
+"""Articles in a pattern phrase are optional (learners swap and drop them)."""
+
 MAX_NEAR_COMBINATIONS: Final = 256
 """Cap on span combinations tried for one ``near`` pattern (keeps the worst case bounded)."""
 
 LEXICON_CACHE_LIMIT: Final = 50_000
 """Distinct tokens remembered per item before its lookup cache is cleared."""
 
-Span = tuple[int, int, bool]
-"""(first token, last token inclusive, matched only through typo tolerance)."""
+FUZZY: Final = 1
+"""Span flag: some token matched only through typo tolerance."""
+
+FLIPPED: Final = 2
+"""Span flag: a value-less code pattern (`` `requires_grad` ``) matched a token whose value
+is False or None (``requires_grad=False``, ``grad_fn=None``), which states its absence: the
+span's polarity is reversed."""
+
+Span = tuple[int, int, int]
+"""(first token, last token inclusive, flags: :data:`FUZZY` | :data:`FLIPPED`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,11 +129,36 @@ CPattern = CPhrase | CNear | CNumber
 
 @dataclass(frozen=True, slots=True)
 class CompiledRule:
-    """A concept or misconception, compiled: its id, polarity and patterns."""
+    """A concept or misconception, compiled.
+
+    Attributes:
+        id: the concept or misconception id.
+        polarity: ``affirm`` or ``deny``.
+        patterns: the compiled patterns.
+        atom_sets: for each pattern, every atom it contains (to tell a negation cue the
+            pattern itself spells, as in ``no longer a leaf``, from one in the answer).
+    """
 
     id: str
     polarity: Literal["affirm", "deny"]
     patterns: tuple[CPattern, ...]
+    atom_sets: tuple[frozenset[int], ...]
+
+
+def pattern_atoms(pattern: CPattern) -> frozenset[int]:
+    """Every atom id inside a compiled pattern."""
+    out: set[int] = set()
+    stack: list[CPhrase] = []
+    if isinstance(pattern, CPhrase):
+        stack.append(pattern)
+    elif isinstance(pattern, CNear):
+        stack.extend(pattern.parts)
+    while stack:
+        phrase = stack.pop()
+        for term in phrase.terms:
+            out.update(term.atoms)
+            stack.extend(term.phrases)
+    return frozenset(out)
 
 
 @dataclass(slots=True)
@@ -179,7 +216,7 @@ class Compiler:
         self.atoms: list[Atom] = []
         self._index: dict[Atom, int] = {}
         self.vocabulary: set[str] = set()
-        self.cache: dict[tuple[int, str], tuple[tuple[int, bool], ...]] = {}
+        self.cache: dict[tuple[int, str], tuple[tuple[int, int], ...]] = {}
 
     # ---- compilation -----------------------------------------------------------------
     def _atom(self, atom: Atom) -> int:
@@ -221,7 +258,9 @@ class Compiler:
     def _alt(self, alt: Alt, expand: bool) -> CTerm:
         if alt.form == "code":
             return self._code(alt.text)
-        words = [w for w in alt.text.replace("'", "-").split("-") if w]
+        # A pattern word goes through the same normalisation as answers, so "can't" and
+        # "doesn't" in a rubric meet "can not" / "does not" in the text.
+        words = [w for w in normalize(alt.text).replace("-", " ").split() if w]
         if not words:
             return CTerm(())
         if alt.form == "exact":
@@ -246,9 +285,20 @@ class Compiler:
         return CTerm(tuple(atoms), tuple(phrases))
 
     def phrase(self, parsed: Phrase, expand: bool = True) -> CPhrase:
-        """Compile a parsed phrase (synonyms expanded one level when ``expand``)."""
+        """Compile a parsed phrase (synonyms expanded one level when ``expand``).
+
+        A term made only of articles (``the``, ``a``, ``an``) is dropped when the phrase has
+        other terms, and the gap widened by one: "result of the op" also matches "result of
+        an op" and "result of op".
+        """
         terms: list[CTerm] = []
+        gap = parsed.gap
         for term in parsed.terms:
+            if len(parsed.terms) > 1 and all(
+                alt.form == "word" and alt.text in ARTICLES for alt in term.alts
+            ):
+                gap = parsed.gap + 1
+                continue
             atoms: list[int] = []
             phrases: list[CPhrase] = []
             for alt in term.alts:
@@ -256,7 +306,9 @@ class Compiler:
                 atoms.extend(a for a in compiled.atoms if a not in atoms)
                 phrases.extend(compiled.phrases)
             terms.append(CTerm(tuple(atoms), tuple(phrases)))
-        return CPhrase(tuple(terms), parsed.gap)
+        if not terms:  # a phrase of articles only: keep it literal
+            return self.phrase(Phrase(parsed.terms[:1], parsed.gap), expand)
+        return CPhrase(tuple(terms), gap)
 
     def pattern(self, pattern: Pattern) -> CPattern:
         """Compile one rubric pattern (string, ``seq``, ``near`` or ``number``)."""
@@ -274,11 +326,12 @@ class Compiler:
         self, rule_id: str, polarity: Literal["affirm", "deny"], patterns: Iterable[Pattern]
     ) -> CompiledRule:
         """Compile a concept or misconception."""
-        return CompiledRule(rule_id, polarity, tuple(self.pattern(p) for p in patterns))
+        compiled = tuple(self.pattern(p) for p in patterns)
+        return CompiledRule(rule_id, polarity, compiled, tuple(pattern_atoms(p) for p in compiled))
 
     # ---- lookup ----------------------------------------------------------------------
-    def lookup(self, kind: int, surf: str) -> tuple[tuple[int, bool], ...]:
-        """Atoms a token satisfies, as ``(atom id, fuzzy)`` pairs; cached per token."""
+    def lookup(self, kind: int, surf: str) -> tuple[tuple[int, int], ...]:
+        """Atoms a token satisfies, as ``(atom id, span flags)`` pairs; cached per token."""
         key = (kind, surf)
         hit = self.cache.get(key)
         if hit is not None:
@@ -289,8 +342,8 @@ class Compiler:
         self.cache[key] = out
         return out
 
-    def _compute(self, kind: int, surf: str) -> list[tuple[int, bool]]:
-        out: list[tuple[int, bool]] = []
+    def _compute(self, kind: int, surf: str) -> list[tuple[int, int]]:
+        out: list[tuple[int, int]] = []
         if kind == WORD:
             lem = lemma(surf)
             st = stem(surf)
@@ -298,15 +351,15 @@ class Compiler:
             for aid, atom in enumerate(self.atoms):
                 if atom.kind == A_WORD:
                     if atom.stem == st or atom.text == surf or atom.text == lem:
-                        out.append((aid, False))
+                        out.append((aid, 0))
                         continue
                 elif atom.kind == A_PREFIX:
                     if surf.startswith(atom.text) or lem.startswith(atom.text):
-                        out.append((aid, False))
+                        out.append((aid, 0))
                         continue
                 elif atom.kind == A_EXACT:
                     if atom.text == surf:
-                        out.append((aid, False))
+                        out.append((aid, 0))
                     continue
                 else:
                     continue
@@ -322,30 +375,38 @@ class Compiler:
                     if within_slips(surf, atom.text, atom.slips) or within_slips(
                         st, atom.stem, atom.slips
                     ):
-                        out.append((aid, True))
+                        out.append((aid, FUZZY))
                 elif prefix_within_slips(surf, atom.text, atom.slips):
-                    out.append((aid, True))
+                    out.append((aid, FUZZY))
         elif kind == CODE:
             parts = code_parts(surf)
-            last = parts[-1].split("=", 1)[0] if parts else ""
+            last, _, value = parts[-1].partition("=") if parts else ("", "", "")
+            falsy = FLIPPED if value in ("false", "none") else 0
             last_stem = stem(last) if last.isalpha() else last
             for aid, atom in enumerate(self.atoms):
                 if atom.kind == A_CODE:
                     if code_matches(atom.comps, parts):
-                        out.append((aid, False))
+                        out.append((aid, 0 if "=" in atom.comps[-1] else falsy))
                 elif atom.kind == A_EXACT:
                     if atom.text == surf:
-                        out.append((aid, False))
+                        out.append((aid, 0))
                 elif atom.kind == A_WORD:
                     if last and (atom.text == last or atom.stem == last_stem):
-                        out.append((aid, False))
+                        out.append((aid, falsy))
                 elif last.startswith(atom.text):
-                    out.append((aid, False))
+                    out.append((aid, falsy))
         else:  # NUM, OP
             for aid, atom in enumerate(self.atoms):
                 if atom.kind == A_EXACT and atom.text == surf:
-                    out.append((aid, False))
+                    out.append((aid, 0))
         return out
+
+
+def _flags(spans: list[Span]) -> int:
+    out = 0
+    for span in spans:
+        out |= span[2]
+    return out
 
 
 class Matcher:
@@ -360,15 +421,17 @@ class Matcher:
     def __init__(self, compiler: Compiler, stream: TokenStream, negation: Negation) -> None:
         self.stream = stream
         self.negation = negation
-        positions: dict[int, list[tuple[int, bool]]] = {}
+        self.token_atoms: list[tuple[tuple[int, int], ...]] = []
+        positions: dict[int, list[tuple[int, int]]] = {}
         lookup = compiler.lookup
         cache = compiler.cache
         for i, (kind, surf) in enumerate(zip(stream.kind, stream.surf, strict=True)):
             hits = cache.get((kind, surf))
             if hits is None:
                 hits = lookup(kind, surf)
-            for aid, fuzzy in hits:
-                positions.setdefault(aid, []).append((i, fuzzy))
+            self.token_atoms.append(hits)
+            for aid, flags in hits:
+                positions.setdefault(aid, []).append((i, flags))
         self.positions = positions
         self.matched_tokens: set[int] = {i for spans in positions.values() for i, _ in spans}
         self._memo: dict[int, list[Span]] = {}
@@ -377,8 +440,8 @@ class Matcher:
         out: list[Span] = []
         positions = self.positions
         for aid in term.atoms:
-            for i, fuzzy in positions.get(aid, ()):
-                out.append((i, i, fuzzy))
+            for i, flags in positions.get(aid, ()):
+                out.append((i, i, flags))
         for sub in term.phrases:
             out.extend(self.phrase(sub))
         return out
@@ -397,7 +460,7 @@ class Matcher:
             following = self._term(term)
             limit = phrase.gap + 1
             current = [
-                (s, e2, f or f2)
+                (s, e2, f | f2)
                 for (s, e, f) in current
                 for (s2, e2, f2) in following
                 if e < s2 <= e + limit and sent[s2] == sent[s]
@@ -429,13 +492,12 @@ class Matcher:
             if not combos:
                 return []
         return [
-            (min(c[0] for c in combo), max(c[1] for c in combo), any(c[2] for c in combo))
-            for combo in combos
+            (min(c[0] for c in combo), max(c[1] for c in combo), _flags(combo)) for combo in combos
         ]
 
     def _number(self, number: CNumber) -> list[Span]:
         return [
-            (i, i, False)
+            (i, i, 0)
             for i, value in self.stream.values.items()
             if abs(value - number.value) <= number.tolerance
         ]
@@ -455,7 +517,12 @@ class Matcher:
         sent = self.stream.sent
         conditional = self.negation.conditional
         seen: set[tuple[int, int]] = set()
-        for pattern in rule.patterns:
+        token_atoms = self.token_atoms
+        for pattern, atoms in zip(rule.patterns, rule.atom_sets, strict=True):
+
+            def own(cue: int, atoms: frozenset[int] = atoms) -> bool:
+                return any(aid in atoms for aid, _ in token_atoms[cue])
+
             for span in self.spans(pattern):
                 start, end, _ = span
                 if (start, end) in seen or sent[start] in questions:
@@ -463,7 +530,7 @@ class Matcher:
                 seen.add((start, end))
                 if conditional and any(t in conditional for t in range(start, end + 1)):
                     hits.conditional.append(span)
-                elif self.negation.negated(start, end):
+                elif self.negation.negated(start, end, own) != bool(span[2] & FLIPPED):
                     hits.negated.append(span)
                 else:
                     hits.affirmed.append(span)

@@ -13,10 +13,11 @@ or a window of 6 words. Two refinements of ours keep scopes short in chat Englis
   the grads pile up" negates only ``zero_grad``;
 * ``and`` ends it when a new clause follows ("does not overwrite and adds instead").
 
-*Clausal* cues (``not true that``, ``not the case that``, ``it is false that``) negate the
+*Absence* cues negate what precedes them: "grad_fn is None", "overwriting does not
+happen". *Clausal* cues (``not true that``, ``not the case that``, ``it is false that``) negate the
 rest of the clause (12 words) and, unlike ordinary cues, pass through a nested cue, so a
 double negation ("not true that it does not accumulate") affirms. *Post* cues negate the
-clause before them: "overwriting does not happen", "that it overwrites is a myth".
+clause they end: "that it overwrites is a myth", "the claim that it resets is false".
 *Pseudo* negations are not cues: "not only does it...", "no doubt", "not sure",
 "whether or not", and "no"/"nope" used as an interjection ("No, it adds up").
 
@@ -29,6 +30,7 @@ that lie inside the matched phrase itself (a pattern ``no longer`` carries its o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -45,7 +47,7 @@ POST_WINDOW: Final = 10
 """Words before a post cue ("... does not happen") it can negate."""
 
 SINGLE_CUES: Final = frozenset(
-    {"not", "no", "never", "nor", "neither", "none", "nothing", "nobody", "nowhere", "hardly",
+    {"not", "no", "never", "nor", "neither", "nothing", "nobody", "nowhere", "hardly",
      "barely", "without", "non", "lacks", "lacking", "nope"}
 )  # fmt: skip
 
@@ -66,6 +68,7 @@ PHRASE_CUES: Final[tuple[tuple[str, ...], ...]] = (
     ("lack", "of"),
     ("absence", "of"),
     ("in", "place", "of"),
+    ("none", "of"),
 )
 
 CLAUSAL_CUES: Final[tuple[tuple[str, ...], ...]] = (
@@ -86,11 +89,6 @@ CLAUSAL_CUES: Final[tuple[tuple[str, ...], ...]] = (
 at a clause end they act as post cues ("... is not true.")."""
 
 POST_CUES: Final[tuple[tuple[str, ...], ...]] = (
-    ("not", "happen"),
-    ("not", "happens"),
-    ("never", "happens"),
-    ("never", "happen"),
-    ("not", "occur"),
     ("is", "a", "myth"),
     ("is", "a", "misconception"),
     ("is", "false"),
@@ -100,9 +98,36 @@ POST_CUES: Final[tuple[tuple[str, ...], ...]] = (
     ("are", "false"),
     ("are", "wrong"),
 )
-"""Cues negating the clause before them. Those built on false/wrong/incorrect apply only
-when that clause frames a claim (``that``, ``saying``, ``the idea``...): "the sum is wrong"
-must not deny the sum."""
+"""Cues negating the clause before them when they end it. Those built on false/wrong/
+incorrect apply only when that clause frames a claim (``that``, ``saying``, ``the idea``...):
+"the sum is wrong" must not deny the sum."""
+
+ABSENCE_CUES: Final[tuple[tuple[str, ...], ...]] = (
+    ("not", "happen"),
+    ("not", "happens"),
+    ("never", "happens"),
+    ("never", "happen"),
+    ("not", "occur"),
+    ("not", "exist"),
+    ("not", "exists"),
+    ("is", "none"),
+    ("are", "none"),
+    ("was", "none"),
+    ("be", "none"),
+    ("stays", "none"),
+    ("stay", "none"),
+    ("remains", "none"),
+    ("remain", "none"),
+    ("becomes", "none"),
+    ("returns", "none"),
+    ("=", "none"),
+    ("==", "none"),
+    ("is", "null"),
+    ("is", "empty"),
+)
+"""Cues saying that what precedes them is absent ("grad_fn is None", "overwriting does not
+happen"): they negate the clause before them wherever they stand. The matcher ignores a cue
+inside the matched phrase, so a pattern such as ``grad* None`` still matches affirmatively."""
 
 _META: Final = frozenset(
     {"that", "saying", "idea", "claim", "thinking", "belief", "notion", "statement",
@@ -212,16 +237,24 @@ class Negation:
     conditional: set[int] = field(default_factory=set)
     hedged: bool = False
 
-    def negated(self, start: int, end: int) -> bool:
-        """Whether any token in ``[start, end]`` is negated an odd number of times, counting
-        only cues outside the span (a phrase that contains its own cue is not negated by it).
+    def negated(self, start: int, end: int, own: Callable[[int], bool] | None = None) -> bool:
+        """Whether any token in ``[start, end]`` is negated an odd number of times.
+
+        Args:
+            start, end: the span, inclusive.
+            own: tells whether a cue inside the span is spelled by the pattern itself
+                (``no longer a leaf``); such cues are not counted. A cue inside the span
+                that the pattern skipped over ("grads do *not* add") still counts.
         """
         cover = self.cover
         if not cover:
             return False
         for t in range(start, end + 1):
             cues = cover.get(t)
-            if cues and sum(1 for c in cues if c < start or c > end) % 2 == 1:
+            if not cues:
+                continue
+            counted = sum(1 for c in cues if c < start or c > end or own is None or not own(c))
+            if counted % 2 == 1:
                 return True
         return False
 
@@ -319,7 +352,7 @@ def scope(stream: TokenStream) -> Negation:
     i = 0
     while i < n:
         word = surf[i]
-        if kind[i] != WORD:
+        if kind[i] != WORD and word not in ("=", "=="):
             i += 1
             continue
         if word in HEDGES:
@@ -346,10 +379,18 @@ def scope(stream: TokenStream) -> Negation:
             result.conditional.add(i)
             i += 1
             continue
+        if word in ("none", "null") and i and kind[i - 1] != WORD and not stream.brk[i]:
+            # "grad_fn None", "x.grad None": a code name followed by None states its absence
+            result.cue_start[i] = i
+            cover.setdefault(i - 1, []).append(i)
+            i += 1
+            continue
         post = next((p for p in POST_CUES if _post_at(stream, i, p)), None)
+        absence = next((p for p in ABSENCE_CUES if _phrase_at(surf, sent, i, p)), None)
+        post = post or absence
         if post is not None:
             covered = _backward(stream, i)
-            needs_meta = post[-1] in ("false", "untrue", "wrong", "incorrect")
+            needs_meta = absence is None and post[-1] in ("false", "untrue", "wrong", "incorrect")
             if covered and (not needs_meta or any(surf[t] in _META for t in covered)):
                 for t in range(i, i + len(post)):
                     result.cue_start[t] = i

@@ -3,7 +3,9 @@
 ``8``, ``8.0``, ``eight`` and ``tensor([8.])`` all state the value 8 (the tokenizer keeps the
 digits of ``tensor([8.])`` as a number). A stated computation such as ``4 + 4 = 8`` is
 evaluated; when it is wrong (``4 + 4 = 9``) none of its numbers count as stated values,
-so a learner cannot reach the right number through wrong arithmetic.
+so a learner cannot reach the right number through wrong arithmetic. Numbers that are
+operands of a formula over symbols (the ``2`` of ``x ** 2`` or ``2 * x``) are not stated
+values either.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from bot.grading.tokens import NUM, OP, WORD
+from bot.grading.tokens import CODE, NUM, OP, WORD
 
 NUMBER_WORDS: Final[dict[str, float]] = {
     "zero": 0, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -26,6 +28,52 @@ write "the latest one" far more often than the number (write 1 or `{number: 1}` 
 _WORD_OPS: Final = {"plus": "+", "minus": "-", "times": "*", "x": "*"}
 _EQUALS: Final = frozenset({"=", "==", "equals", "is", "gives", "makes", "->", "=>"})
 _OPS: Final = frozenset({"+", "-", "*", "/", "**", "^"})
+
+
+COUNTED_NOUNS: Final = frozenset(
+    {"times", "calls", "call", "steps", "step", "passes", "pass", "backward", "backwards",
+     "epochs", "batches", "iterations", "elements", "tensors", "gradients", "grads", "runs",
+     "branches", "outputs", "inputs", "ways", "paths", "parts", "things", "of"}
+)  # fmt: skip
+"""Nouns that make a number before them a count ("two backward calls"), not a value."""
+
+
+def counts(surf: list[str], kind: list[int], values: dict[int, float]) -> set[int]:
+    """Indices of numbers used as counts: "the two calls", "2 backward passes", "3 times".
+
+    A number followed by a counted noun (:data:`COUNTED_NOUNS`) or by a plural word that is
+    not a verb we know ("4 tensors") counts things rather than stating a value.
+    """
+    out: set[int] = set()
+    n = len(surf)
+    for i in values:
+        j = i + 1
+        if j < n and kind[j] == WORD:
+            word = surf[j]
+            if word in COUNTED_NOUNS:
+                out.add(i)
+    return out
+
+
+def symbolic_operands(surf: list[str], kind: list[int], values: dict[int, float]) -> set[int]:
+    """Indices of numbers that are operands of an operator applied to a symbol.
+
+    In ``x ** 2``, ``2 * x`` and ``x = x + 1`` the number is a coefficient or exponent of a
+    formula, not a value the learner states; ``4 + 4`` and ``x.grad = 8`` keep theirs.
+
+    Args:
+        surf, kind: the token stream's parallel lists.
+        values: number value by token index.
+    """
+    out: set[int] = set()
+    n = len(surf)
+    for i in values:
+        for op_at, operand in ((i + 1, i + 2), (i - 1, i - 2)):
+            if not (0 <= operand < n) or kind[op_at] != OP or surf[op_at] not in _OPS:
+                continue
+            if kind[operand] in (WORD, CODE) and operand not in values:
+                out.add(i)
+    return out
 
 
 def number_value(kind: int, text: str) -> float | None:

@@ -12,9 +12,11 @@ Label, first rule that applies:
 
 1. incorrect: a wrong verdict (true/false); a key concept stated with the opposite polarity
    ("right words, opposite claim"); a misconception whose cap falls in the incorrect band;
-   nothing relevant at all.
+   a keyword list instead of reasoning (docs/MARKING.md lists it under incorrect, whatever
+   the verdict: appending keywords to a verdict must not pay); nothing relevant at all.
 2. correct: every key concept credited, no concept contradicted, no misconception, no
-   keyword stuffing, the verdict right (or absent), and the score at least 0.75.
+   keyword stuffing, no wrong arithmetic, the verdict right (or absent), and the score at
+   least 0.75.
 3. partial: a right verdict, or any concept credited (stuffing credits none); else incorrect.
 
 The score is then kept inside its label's band (incorrect < 0.4 <= partial < 0.75 <=
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from bot.content.models import Label
-from bot.grading.matching import RuleHits, Span
+from bot.grading.matching import FUZZY, RuleHits, Span
 from bot.grading.negation import FUNCTION_WORDS
 from bot.grading.sentences import TokenStream
 from bot.grading.tokens import CODE, WORD
@@ -52,8 +54,9 @@ STUFFING_MIN_WORDS: Final = 4
 STUFFING_MAX_FUNCTION_SHARE: Final = 0.1
 STUFFING_MIN_DOMAIN_SHARE: Final = 0.7
 """A keyword list: at least 4 words, under 10% function words, at least 70% (and at least 4)
-domain words. Ordinary English prose is 40-50% function words; a terse but real answer
-("grads accumulate, zero_grad resets them") still has some, or has fewer domain words."""
+domain words, and no operator or number (code such as ``x.grad = 8`` states something).
+Ordinary English prose is 40-50% function words; a terse but real answer ("grads
+accumulate, zero_grad resets them") still has some, or has fewer domain words."""
 
 Status = Literal["hit", "missing", "contradicted"]
 
@@ -100,7 +103,7 @@ class Assessment:
 
 
 def _fuzzy_only(spans: list[Span]) -> bool:
-    return bool(spans) and all(span[2] for span in spans)
+    return bool(spans) and all(span[2] & FUZZY for span in spans)
 
 
 def concept_outcome(
@@ -156,7 +159,7 @@ def is_keyword_stuffing(
     for i in range(start, len(stream)):
         kind = stream.kind[i]
         if kind not in (WORD, CODE):
-            continue
+            return False  # an operator or a number: a statement such as "x.grad = 8"
         words += 1
         surf = stream.surf[i]
         if kind == WORD and surf in FUNCTION_WORDS:
@@ -191,6 +194,7 @@ def assess(
     misconceptions: list[MisconceptionOutcome],
     stuffing: bool,
     hedged: bool,
+    arithmetic_error: bool = False,
 ) -> Assessment:
     """Score, label and confidence from the outcomes of one answer.
 
@@ -203,6 +207,8 @@ def assess(
         misconceptions: the misconceptions found.
         stuffing: the reasoning is a keyword list (its concepts earn no credit).
         hedged: the answer hedges ("maybe", "not sure").
+        arithmetic_error: the answer states a wrong computation (``4 + 4 = 9``): a smaller
+            factual error, so the answer can be partial at best.
 
     Returns:
         The assessment; ``score`` and ``confidence`` are in [0, 1], rounded to 3 decimals.
@@ -230,6 +236,7 @@ def assess(
         verdict_correct is False
         or any(c.key for c in contradicted)
         or wrong_cap
+        or stuffing
         or (not credited and not misconceptions and not contradicted and not verdict_correct)
     )
     if blocking:
@@ -239,6 +246,7 @@ def assess(
         and not contradicted
         and not misconceptions
         and not stuffing
+        and not arithmetic_error
         and raw >= CORRECT_MIN
     ):
         label = Label.CORRECT
@@ -277,5 +285,7 @@ def assess(
     if stuffing:
         confidence -= 0.2
     if hedged:
+        confidence -= 0.1
+    if arithmetic_error:
         confidence -= 0.1
     return Assessment(round(score, 3), label, round(min(1.0, max(0.05, confidence)), 3))

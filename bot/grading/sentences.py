@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.grading.numbers import number_value, wrong_arithmetic
+from bot.grading.numbers import counts, number_value, symbolic_operands, wrong_arithmetic
 from bot.grading.tokens import (
     BREAK,
     CODE,
@@ -38,6 +38,8 @@ class TokenStream:
         values: the value each number token states (also ``eight``), by token index; a
             number inside wrong arithmetic (``4 + 4 = 9``) is left out.
         questions: indices of sentences that end with ``?``.
+        wrong_arithmetic: the answer states a computation that does not hold
+            (``4 + 4 = 9``).
     """
 
     surf: list[str] = field(default_factory=list)
@@ -46,6 +48,7 @@ class TokenStream:
     brk: list[bool] = field(default_factory=list)
     values: dict[int, float] = field(default_factory=dict)
     questions: set[int] = field(default_factory=set)
+    wrong_arithmetic: bool = False
 
     def __len__(self) -> int:
         return len(self.surf)
@@ -108,7 +111,12 @@ def segment(text: str) -> TokenStream:
             if value is not None:
                 values[i] = value
     if len(values) >= 2:
-        for i in wrong_arithmetic(surf, kind, sent, values):
+        bad = wrong_arithmetic(surf, kind, sent, values)
+        stream.wrong_arithmetic = bool(bad)
+        for i in bad:
+            del values[i]
+    if values:
+        for i in symbolic_operands(surf, kind, values) | counts(surf, kind, values):
             del values[i]
     return stream
 

@@ -7,10 +7,11 @@ Learners mix prose and code. Splitting on dots (as most tokenizers do) breaks ``
   (call parentheses are dropped, so ``zero_grad`` and ``zero_grad()`` meet);
 * ``.grad`` -> ``.grad`` (a leading dot marks an attribute);
 * ``requires_grad=True`` -> ``requires_grad=true`` (a keyword and its value stay together, so
-  ``=True`` never equals ``=False``; spaced ``retain_graph = True`` is joined by
-  :mod:`bot.grading.sentences`);
+  ``=True`` never equals ``=False``; ``x.is_leaf == False`` and ``is_leaf is False`` become
+  ``x.is_leaf=false``; the spaced forms are joined by :mod:`bot.grading.sentences`);
 * ``tensor([8.])`` -> ``tensor``, ``[``, ``8``, ... (the number stays a number);
 * ``non-leaf`` -> ``non``, ``leaf`` (a hyphen between letters joins words, it is not minus);
+* ``2x``, ``2nd`` stay one word: a coefficient or an ordinal is not a stated number;
 * ``e.g.`` / ``i.e.`` are words, and their dots never end a sentence.
 
 A dotted path is code when it has a call, an underscore, a leading dot, a short first part
@@ -73,11 +74,12 @@ _cache: dict[str, tuple[Piece, ...]] = {}
 
 
 def is_keyword_target(before: list[Piece]) -> bool:
-    """Whether ``before`` ends with ``NAME =`` where NAME is a keyword such as requires_grad.
+    """Whether ``before`` ends with ``NAME =`` (or ``==``, ``is``) where NAME is a keyword or
+    flag such as ``requires_grad`` or ``x.is_leaf``.
 
     Only names whose last part has an underscore qualify, so ``x.grad = 8`` keeps its number.
     """
-    if len(before) < 2 or before[-1] != (OP, "="):
+    if len(before) < 2 or before[-1] not in ((OP, "="), (OP, "=="), (WORD, "is")):
         return False
     kind, name = before[-2]
     return kind == CODE and "=" not in name and "_" in name.rsplit(".", 1)[-1]
@@ -152,6 +154,9 @@ def pieces(chunk: str) -> tuple[Piece, ...]:
                 continue
             if prev is not None and prev[0] == NUM and nxt is not None and nxt[0] == BREAK:
                 continue  # tensor([8.]) prints a trailing decimal point
+        if kind == WORD and out and out[-1][0] == NUM and raw[i - 1][0] == NUM:
+            out[-1] = (WORD, out[-1][1] + text)  # 2x, 2nd, 3d: a coefficient or ordinal
+            continue
         if kind == WORD and text in KEYWORD_VALUES and is_keyword_target(out):
             out.pop()
             name = out.pop()[1]
