@@ -77,8 +77,9 @@ FLIPPED: Final = 2
 is False or None (``requires_grad=False``, ``grad_fn=None``), which states its absence: the
 span's polarity is reversed."""
 
-Span = tuple[int, int, int]
-"""(first token, last token inclusive, flags: :data:`FUZZY` | :data:`FLIPPED`)."""
+Span = tuple[int, int, int, tuple[int, ...]]
+"""(first token, last token inclusive, flags :data:`FUZZY` | :data:`FLIPPED`, the tokens the
+pattern's atoms matched; words skipped over by a gap are not among them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,36 +130,11 @@ CPattern = CPhrase | CNear | CNumber
 
 @dataclass(frozen=True, slots=True)
 class CompiledRule:
-    """A concept or misconception, compiled.
-
-    Attributes:
-        id: the concept or misconception id.
-        polarity: ``affirm`` or ``deny``.
-        patterns: the compiled patterns.
-        atom_sets: for each pattern, every atom it contains (to tell a negation cue the
-            pattern itself spells, as in ``no longer a leaf``, from one in the answer).
-    """
+    """A concept or misconception, compiled: its id, polarity and patterns."""
 
     id: str
     polarity: Literal["affirm", "deny"]
     patterns: tuple[CPattern, ...]
-    atom_sets: tuple[frozenset[int], ...]
-
-
-def pattern_atoms(pattern: CPattern) -> frozenset[int]:
-    """Every atom id inside a compiled pattern."""
-    out: set[int] = set()
-    stack: list[CPhrase] = []
-    if isinstance(pattern, CPhrase):
-        stack.append(pattern)
-    elif isinstance(pattern, CNear):
-        stack.extend(pattern.parts)
-    while stack:
-        phrase = stack.pop()
-        for term in phrase.terms:
-            out.update(term.atoms)
-            stack.extend(term.phrases)
-    return frozenset(out)
 
 
 @dataclass(slots=True)
@@ -326,8 +302,7 @@ class Compiler:
         self, rule_id: str, polarity: Literal["affirm", "deny"], patterns: Iterable[Pattern]
     ) -> CompiledRule:
         """Compile a concept or misconception."""
-        compiled = tuple(self.pattern(p) for p in patterns)
-        return CompiledRule(rule_id, polarity, compiled, tuple(pattern_atoms(p) for p in compiled))
+        return CompiledRule(rule_id, polarity, tuple(self.pattern(p) for p in patterns))
 
     # ---- lookup ----------------------------------------------------------------------
     def lookup(self, kind: int, surf: str) -> tuple[tuple[int, int], ...]:
@@ -421,7 +396,6 @@ class Matcher:
     def __init__(self, compiler: Compiler, stream: TokenStream, negation: Negation) -> None:
         self.stream = stream
         self.negation = negation
-        self.token_atoms: list[tuple[tuple[int, int], ...]] = []
         positions: dict[int, list[tuple[int, int]]] = {}
         lookup = compiler.lookup
         cache = compiler.cache
@@ -429,7 +403,6 @@ class Matcher:
             hits = cache.get((kind, surf))
             if hits is None:
                 hits = lookup(kind, surf)
-            self.token_atoms.append(hits)
             for aid, flags in hits:
                 positions.setdefault(aid, []).append((i, flags))
         self.positions = positions
@@ -441,7 +414,7 @@ class Matcher:
         positions = self.positions
         for aid in term.atoms:
             for i, flags in positions.get(aid, ()):
-                out.append((i, i, flags))
+                out.append((i, i, flags, (i,)))
         for sub in term.phrases:
             out.extend(self.phrase(sub))
         return out
@@ -460,9 +433,9 @@ class Matcher:
             following = self._term(term)
             limit = phrase.gap + 1
             current = [
-                (s, e2, f | f2)
-                for (s, e, f) in current
-                for (s2, e2, f2) in following
+                (s, e2, f | f2, t + t2)
+                for (s, e, f, t) in current
+                for (s2, e2, f2, t2) in following
                 if e < s2 <= e + limit and sent[s2] == sent[s]
             ]
         self._memo[key] = current
@@ -492,12 +465,18 @@ class Matcher:
             if not combos:
                 return []
         return [
-            (min(c[0] for c in combo), max(c[1] for c in combo), _flags(combo)) for combo in combos
+            (
+                min(c[0] for c in combo),
+                max(c[1] for c in combo),
+                _flags(combo),
+                tuple(t for c in combo for t in c[3]),
+            )
+            for combo in combos
         ]
 
     def _number(self, number: CNumber) -> list[Span]:
         return [
-            (i, i, 0)
+            (i, i, 0, (i,))
             for i, value in self.stream.values.items()
             if abs(value - number.value) <= number.tolerance
         ]
@@ -517,20 +496,15 @@ class Matcher:
         sent = self.stream.sent
         conditional = self.negation.conditional
         seen: set[tuple[int, int]] = set()
-        token_atoms = self.token_atoms
-        for pattern, atoms in zip(rule.patterns, rule.atom_sets, strict=True):
-
-            def own(cue: int, atoms: frozenset[int] = atoms) -> bool:
-                return any(aid in atoms for aid, _ in token_atoms[cue])
-
+        for pattern in rule.patterns:
             for span in self.spans(pattern):
-                start, end, _ = span
+                start, end, flags, tokens = span
                 if (start, end) in seen or sent[start] in questions:
                     continue
                 seen.add((start, end))
-                if conditional and any(t in conditional for t in range(start, end + 1)):
+                if conditional and any(t in conditional for t in tokens):
                     hits.conditional.append(span)
-                elif self.negation.negated(start, end, own) != bool(span[2] & FLIPPED):
+                elif self.negation.negated(tokens) != bool(flags & FLIPPED):
                     hits.negated.append(span)
                 else:
                     hits.affirmed.append(span)

@@ -30,7 +30,6 @@ that lie inside the matched phrase itself (a pattern ``no longer`` carries its o
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -237,24 +236,20 @@ class Negation:
     conditional: set[int] = field(default_factory=set)
     hedged: bool = False
 
-    def negated(self, start: int, end: int, own: Callable[[int], bool] | None = None) -> bool:
-        """Whether any token in ``[start, end]`` is negated an odd number of times.
+    def negated(self, tokens: tuple[int, ...]) -> bool:
+        """Whether any of ``tokens`` is negated an odd number of times.
 
         Args:
-            start, end: the span, inclusive.
-            own: tells whether a cue inside the span is spelled by the pattern itself
-                (``no longer a leaf``); such cues are not counted. A cue inside the span
-                that the pattern skipped over ("grads do *not* add") still counts.
+            tokens: the tokens a pattern matched (not the words a gap skipped). A cue that is
+                itself one of them is spelled by the pattern (``no longer a leaf``) and is not
+                counted; a cue the pattern skipped over ("grads do *not* add up") is.
         """
         cover = self.cover
         if not cover:
             return False
-        for t in range(start, end + 1):
+        for t in tokens:
             cues = cover.get(t)
-            if not cues:
-                continue
-            counted = sum(1 for c in cues if c < start or c > end or own is None or not own(c))
-            if counted % 2 == 1:
+            if cues and sum(1 for c in cues if c not in tokens) % 2 == 1:
                 return True
         return False
 
