@@ -50,7 +50,7 @@ from bot.grading.lexicon import (
     within_slips,
 )
 from bot.grading.negation import Negation
-from bot.grading.normalize import normalize
+from bot.grading.normalize import expand_contractions, normalize
 from bot.grading.sentences import TokenStream, segment
 from bot.grading.synonyms import expansions_for_prefix, expansions_for_word, merged
 from bot.grading.tokens import CODE, NUM, OP, WORD
@@ -193,6 +193,8 @@ class Compiler:
         self._index: dict[Atom, int] = {}
         self.vocabulary: set[str] = set()
         self.cache: dict[tuple[int, str], tuple[tuple[int, int], ...]] = {}
+        self.word_cache: dict[str, tuple[tuple[int, int], ...]] = {}
+        """The same lookups for word tokens, keyed by the word alone (the hot path)."""
 
     # ---- compilation -----------------------------------------------------------------
     def _atom(self, atom: Atom) -> int:
@@ -236,7 +238,8 @@ class Compiler:
             return self._code(alt.text)
         # A pattern word goes through the same normalisation as answers, so "can't" and
         # "doesn't" in a rubric meet "can not" / "does not" in the text.
-        words = [w for w in normalize(alt.text).replace("-", " ").split() if w]
+        text = " ".join(expand_contractions(w) for w in normalize(alt.text).split())
+        words = text.replace("-", " ").split()
         if not words:
             return CTerm(())
         if alt.form == "exact":
@@ -314,7 +317,10 @@ class Compiler:
         out = tuple(self._compute(kind, surf))
         if len(self.cache) >= LEXICON_CACHE_LIMIT:
             self.cache.clear()
+            self.word_cache.clear()
         self.cache[key] = out
+        if kind == WORD:
+            self.word_cache[surf] = out
         return out
 
     def _compute(self, kind: int, surf: str) -> list[tuple[int, int]]:
@@ -398,16 +404,26 @@ class Matcher:
         self.negation = negation
         positions: dict[int, list[tuple[int, int]]] = {}
         lookup = compiler.lookup
-        cache = compiler.cache
-        for i, (kind, surf) in enumerate(zip(stream.kind, stream.surf, strict=True)):
-            hits = cache.get((kind, surf))
+        words = compiler.word_cache
+        kinds = stream.kind
+        for i, surf in enumerate(stream.surf):
+            kind = kinds[i]
+            hits = words.get(surf) if kind == WORD else None
             if hits is None:
                 hits = lookup(kind, surf)
-            for aid, flags in hits:
-                positions.setdefault(aid, []).append((i, flags))
+            if hits:
+                for aid, flags in hits:
+                    if aid in positions:
+                        positions[aid].append((i, flags))
+                    else:
+                        positions[aid] = [(i, flags)]
         self.positions = positions
-        self.matched_tokens: set[int] = {i for spans in positions.values() for i, _ in spans}
         self._memo: dict[int, list[Span]] = {}
+
+    @property
+    def matched_tokens(self) -> set[int]:
+        """Indices of tokens that some atom of the item matched."""
+        return {i for spans in self.positions.values() for i, _ in spans}
 
     def _term(self, term: CTerm) -> list[Span]:
         out: list[Span] = []

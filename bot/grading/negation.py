@@ -256,9 +256,61 @@ class Negation:
 
 def _phrase_at(surf: list[str], sent: list[int], i: int, phrase: tuple[str, ...]) -> bool:
     n = len(phrase)
-    if i + n > len(surf) or surf[i : i + n] != list(phrase):
+    if i + n > len(surf):
         return False
+    for k in range(1, n):
+        if surf[i + k] != phrase[k]:
+            return False
     return sent[i + n - 1] == sent[i]
+
+
+_TRIGGERS: Final = frozenset(
+    {p[0] for group in (PSEUDO, POST_CUES, ABSENCE_CUES, CLAUSAL_CUES, PHRASE_CUES) for p in group}
+    | SINGLE_CUES
+    | CONDITIONALS
+    | HEDGES
+    | {"without", "none", "null", "nah", "nope"}
+)
+"""Every word that can start a cue, a pseudo negation, a hedge or a condition: any other
+token is skipped with one set lookup."""
+
+
+def _by_pair(
+    phrases: tuple[tuple[str, ...], ...],
+) -> dict[tuple[str, str], tuple[tuple[str, ...], ...]]:
+    """Index phrases by their first two words, longest first."""
+    out: dict[tuple[str, str], list[tuple[str, ...]]] = {}
+    for phrase in phrases:
+        out.setdefault((phrase[0], phrase[1]), []).append(phrase)
+    return {k: tuple(sorted(ps, key=len, reverse=True)) for k, ps in out.items()}
+
+
+_PAIRS: Final = {
+    name: _by_pair(phrases)
+    for name, phrases in (
+        ("pseudo", PSEUDO),
+        ("post", POST_CUES),
+        ("absence", ABSENCE_CUES),
+        ("clausal", CLAUSAL_CUES),
+        ("phrase", PHRASE_CUES),
+    )
+}
+_ANY_PAIR: Final = frozenset(key for index in _PAIRS.values() for key in index)
+
+
+def _first(
+    index: dict[tuple[str, str], tuple[tuple[str, ...], ...]],
+    pair: tuple[str, str] | None,
+    surf: list[str],
+    sent: list[int],
+    i: int,
+) -> tuple[str, ...] | None:
+    if pair is None:
+        return None
+    for phrase in index.get(pair, ()):
+        if len(phrase) == 2 or _phrase_at(surf, sent, i, phrase):
+            return phrase if sent[i + 1] == sent[i] else None
+    return None
 
 
 def _clause_start(stream: TokenStream, i: int) -> bool:
@@ -344,15 +396,24 @@ def scope(stream: TokenStream) -> Negation:
     surf, sent, kind = stream.surf, stream.sent, stream.kind
     n = len(surf)
     cover = result.cover
+    triggers = _TRIGGERS
+    candidates = [i for i, w in enumerate(surf) if w in triggers]
+    if not candidates:
+        return result
     i = 0
-    while i < n:
+    for at in candidates:
+        if at < i:
+            continue  # consumed by an earlier cue phrase
+        i = at
         word = surf[i]
         if kind[i] != WORD and word not in ("=", "=="):
-            i += 1
             continue
         if word in HEDGES:
             result.hedged = True
-        pseudo = next((p for p in PSEUDO if p[0] == word and _phrase_at(surf, sent, i, p)), None)
+        pair = (word, surf[i + 1]) if i + 1 < n else None
+        if pair is not None and pair not in _ANY_PAIR:
+            pair = None
+        pseudo = _first(_PAIRS["pseudo"], pair, surf, sent, i)
         if pseudo is not None:
             if pseudo[1] in ("sure", "certain", "idea"):
                 result.hedged = True
@@ -380,8 +441,10 @@ def scope(stream: TokenStream) -> Negation:
             cover.setdefault(i - 1, []).append(i)
             i += 1
             continue
-        post = next((p for p in POST_CUES if _post_at(stream, i, p)), None)
-        absence = next((p for p in ABSENCE_CUES if _phrase_at(surf, sent, i, p)), None)
+        post = None
+        if pair is not None:
+            post = next((p for p in _PAIRS["post"].get(pair, ()) if _post_at(stream, i, p)), None)
+        absence = _first(_PAIRS["absence"], pair, surf, sent, i)
         post = post or absence
         if post is not None:
             covered = _backward(stream, i)
@@ -393,7 +456,7 @@ def scope(stream: TokenStream) -> Negation:
                     cover.setdefault(t, []).append(i)
                 i += len(post)
                 continue
-        clausal = next((p for p in CLAUSAL_CUES if _phrase_at(surf, sent, i, p)), None)
+        clausal = _first(_PAIRS["clausal"], pair, surf, sent, i)
         if clausal is not None:
             after = i + len(clausal)
             covered = _forward(stream, after, CLAUSAL_WINDOW, True, False)
@@ -407,7 +470,7 @@ def scope(stream: TokenStream) -> Negation:
                     cover.setdefault(t, []).append(i)
             i = after
             continue
-        cue = next((p for p in PHRASE_CUES if p[0] == word and _phrase_at(surf, sent, i, p)), None)
+        cue = _first(_PAIRS["phrase"], pair, surf, sent, i)
         length = len(cue) if cue is not None else (1 if word in SINGLE_CUES else 0)
         if length:
             after = i + length

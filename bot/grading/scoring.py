@@ -32,7 +32,7 @@ from bot.content.models import Label
 from bot.grading.matching import FUZZY, RuleHits, Span
 from bot.grading.negation import FUNCTION_WORDS
 from bot.grading.sentences import TokenStream
-from bot.grading.tokens import CODE, WORD
+from bot.grading.tokens import CODE, NUM, OP, WORD
 
 VERDICT_SHARE: Final = 0.4
 """Share of a true/false score earned by the right verdict (so a bare right verdict is
@@ -153,6 +153,14 @@ def is_keyword_stuffing(
     """
     from bot.grading.lexicon import stem
 
+    kinds = stream.kind[start:]
+    if len(kinds) < STUFFING_MIN_WORDS or OP in kinds or NUM in kinds:
+        return False  # too short, or an operator or a number: a statement ("x.grad = 8")
+    function_words = FUNCTION_WORDS
+    if sum(1 for w in stream.surf[start:] if w in function_words) >= (
+        STUFFING_MAX_FUNCTION_SHARE * len(kinds)
+    ):
+        return False
     words = 0
     function = 0
     domain_words = 0

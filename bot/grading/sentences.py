@@ -11,10 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.grading.numbers import counts, number_value, symbolic_operands, wrong_arithmetic
+from bot.grading.numbers import (
+    NUMBER_WORDS,
+    counts,
+    number_value,
+    symbolic_operands,
+    wrong_arithmetic,
+)
 from bot.grading.tokens import (
     BREAK,
     CODE,
+    END,
     KEYWORD_VALUES,
     NUM,
     OP,
@@ -54,6 +61,38 @@ class TokenStream:
         return len(self.surf)
 
 
+_Plan = tuple[tuple[str, ...], tuple[int, ...], bool, int]
+"""A chunk's tokens (texts, kinds), whether a clause break precedes them, and what follows
+them: 0 nothing, 1 a clause break, 2 a sentence end, 3 a question mark. Only chunks whose
+pieces are "break? tokens* (break|end)?" get a plan; the rest take the general path."""
+
+_plans: dict[str, _Plan | None] = {}
+_PLAN_LIMIT = 100_000
+_TAIL = {BREAK: 1, END: 2, QEND: 3}
+
+
+def _plan(chunk: str) -> _Plan | None:
+    found = _plans.get(chunk, False)
+    if found is not False:
+        return found  # type: ignore[return-value]
+    parts = pieces(chunk)
+    lead = bool(parts) and parts[0][0] == BREAK
+    body = parts[1:] if lead else parts
+    tail = 0
+    if body and body[-1][0] > OP:
+        tail = _TAIL[body[-1][0]]
+        body = body[:-1]
+    plan: _Plan | None = None
+    if all(k <= OP for k, _ in body) and not any(
+        k == WORD and t in KEYWORD_VALUES for k, t in body
+    ):
+        plan = (tuple(t for _, t in body), tuple(k for k, _ in body), lead, tail)
+    if len(_plans) >= _PLAN_LIMIT:
+        _plans.clear()
+    _plans[chunk] = plan
+    return plan
+
+
 def segment(text: str) -> TokenStream:
     """Tokenize normalised text and split it into sentences and clauses.
 
@@ -70,6 +109,38 @@ def segment(text: str) -> TokenStream:
     open_tokens = 0  # tokens in the current sentence
     for line in text.split("\n"):
         for chunk in line.split():
+            plan = _plans.get(chunk, False)
+            if plan is False:
+                plan = _plan(chunk)
+            if plan is not None:  # the common case: words, then maybe "," or "."
+                texts, kinds, lead, tail = plan
+                if len(texts) == 1:
+                    surf.append(texts[0])
+                    kind.append(kinds[0])
+                    sent.append(sentence)
+                    brk.append(pending_break or lead)
+                    open_tokens += 1
+                    pending_break = False
+                elif texts:
+                    surf.extend(texts)
+                    kind.extend(kinds)
+                    sent.extend([sentence] * len(texts))
+                    brk.append(pending_break or lead)
+                    if len(texts) > 1:
+                        brk.extend([False] * (len(texts) - 1))
+                    open_tokens += len(texts)
+                    pending_break = False
+                elif lead:
+                    pending_break = True
+                if tail == 1:
+                    pending_break = True
+                elif tail and open_tokens:
+                    if tail == 3:
+                        stream.questions.add(sentence)
+                    sentence += 1
+                    open_tokens = 0
+                    pending_break = False
+                continue
             for piece_kind, piece in pieces(chunk):
                 if piece_kind <= OP:
                     if (
@@ -105,9 +176,9 @@ def segment(text: str) -> TokenStream:
             open_tokens = 0
         pending_break = False
     values = stream.values
-    for i, (k, s) in enumerate(zip(kind, surf, strict=True)):
-        if k == NUM or (k == WORD and s[0] in "zotfsentwh"):
-            value = number_value(k, s)
+    for i, s in enumerate(surf):
+        if s in NUMBER_WORDS or kind[i] == NUM:
+            value = number_value(kind[i], s)
             if value is not None:
                 values[i] = value
     if len(values) >= 2:

@@ -25,6 +25,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from bot.grading.normalize import expand_contractions
+
 WORD: Final = 0
 CODE: Final = 1
 NUM: Final = 2
@@ -111,6 +113,8 @@ def _path_pieces(text: str) -> list[Piece]:
 def pieces(chunk: str) -> tuple[Piece, ...]:
     """Split one whitespace-free chunk of normalised text into pieces.
 
+    Contractions are expanded first (``doesn't`` -> ``does``, ``not``).
+
     Args:
         chunk: lower-case text without whitespace, e.g. ``"x.grad.zero_(),"``.
 
@@ -122,6 +126,18 @@ def pieces(chunk: str) -> tuple[Piece, ...]:
     hit = _cache.get(chunk)
     if hit is not None:
         return hit
+    expanded = expand_contractions(chunk)
+    if expanded is chunk:
+        result = _pieces(chunk)
+    else:
+        result = tuple(piece for part in expanded.split() for piece in _pieces(part))
+    if len(_cache) >= _CACHE_LIMIT:
+        _cache.clear()
+    _cache[chunk] = result
+    return result
+
+
+def _pieces(chunk: str) -> tuple[Piece, ...]:
     raw: list[Piece] = []
     for match in _PIECE.finditer(chunk):
         group = match.lastgroup
@@ -163,8 +179,4 @@ def pieces(chunk: str) -> tuple[Piece, ...]:
             out.append((CODE, f"{name}={text}"))
             continue
         out.append((kind, text))
-    result = tuple(out)
-    if len(_cache) >= _CACHE_LIMIT:
-        _cache.clear()
-    _cache[chunk] = result
-    return result
+    return tuple(out)
