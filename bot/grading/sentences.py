@@ -64,17 +64,18 @@ class TokenStream:
 _Plan = tuple[tuple[str, ...], tuple[int, ...], bool, int]
 """A chunk's tokens (texts, kinds), whether a clause break precedes them, and what follows
 them: 0 nothing, 1 a clause break, 2 a sentence end, 3 a question mark. Only chunks whose
-pieces are "break? tokens* (break|end)?" get a plan; the rest take the general path."""
+pieces are "break? tokens* (break|end)?" get a plan; the rest get :data:`_COMPLEX` and take
+the general path."""
 
-_plans: dict[str, _Plan | None] = {}
+_COMPLEX: _Plan = ((), (), False, -1)
+"""The plan of a chunk that must take the general path (tail -1)."""
+
+_plans: dict[str, _Plan] = {}
 _PLAN_LIMIT = 100_000
 _TAIL = {BREAK: 1, END: 2, QEND: 3}
 
 
-def _plan(chunk: str) -> _Plan | None:
-    found = _plans.get(chunk, False)
-    if found is not False:
-        return found  # type: ignore[return-value]
+def _plan(chunk: str) -> _Plan:
     parts = pieces(chunk)
     lead = bool(parts) and parts[0][0] == BREAK
     body = parts[1:] if lead else parts
@@ -82,7 +83,7 @@ def _plan(chunk: str) -> _Plan | None:
     if body and body[-1][0] > OP:
         tail = _TAIL[body[-1][0]]
         body = body[:-1]
-    plan: _Plan | None = None
+    plan = _COMPLEX
     if all(k <= OP for k, _ in body) and not any(
         k == WORD and t in KEYWORD_VALUES for k, t in body
     ):
@@ -109,10 +110,8 @@ def segment(text: str) -> TokenStream:
     open_tokens = 0  # tokens in the current sentence
     for line in text.split("\n"):
         for chunk in line.split():
-            plan = _plans.get(chunk, False)
-            if plan is False:
-                plan = _plan(chunk)
-            if plan is not None:  # the common case: words, then maybe "," or "."
+            plan = _plans.get(chunk) or _plan(chunk)
+            if plan[3] >= 0:  # the common case: words, then maybe "," or "."
                 texts, kinds, lead, tail = plan
                 if len(texts) == 1:
                     surf.append(texts[0])
