@@ -67,6 +67,7 @@ def build_feedback(
     misconceptions: list[str],
     stuffing: bool,
     arithmetic_error: bool = False,
+    yes_no: bool | None = None,
 ) -> Feedback:
     """Choose the feedback parts for one graded answer.
 
@@ -82,6 +83,8 @@ def build_feedback(
         misconceptions: ids of misconceptions found.
         stuffing: the reasoning was a keyword list.
         arithmetic_error: the answer states a wrong computation.
+        yes_no: for a yes/no question of another kind answered the wrong way, the right
+            answer (True: yes, False: no); None otherwise.
 
     Returns:
         The parts, as plain author text (unescaped; :func:`render_feedback` escapes).
@@ -108,6 +111,8 @@ def build_feedback(
                 f"{_yes_no(text_verdict)}; the button counts."
             )
             sentence = f"{conflict} {sentence}" if sentence else conflict
+    if yes_no is not None:
+        sentence = f"The answer is {'yes' if yes_no else 'no'}."
     return Feedback(
         right=[concepts[c].description for c in hit],
         missing=[concepts[c].nudge for c in missing],

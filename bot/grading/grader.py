@@ -53,6 +53,9 @@ class CompiledItem:
         concepts: compiled concepts, rubric order.
         misconceptions: compiled misconceptions, rubric order.
         key: ids of the key concepts (``required``, else those of the highest weight).
+        required: ids of the rubric's ``required`` concepts.
+        yes_no: for an item of another kind whose answer key opens with a yes or a no
+            ("No. Those buffers..."), that answer; None otherwise.
     """
 
     item: Item
@@ -60,6 +63,8 @@ class CompiledItem:
     concepts: tuple[CompiledRule, ...]
     misconceptions: tuple[CompiledRule, ...]
     key: frozenset[str]
+    required: frozenset[str]
+    yes_no: bool | None = None
 
 
 def compile_item(item: Item) -> CompiledItem:
@@ -82,7 +87,12 @@ def compile_item(item: Item) -> CompiledItem:
     else:
         top = max(c.weight for c in rubric.concepts)
         key = frozenset(c.id for c in rubric.concepts if c.weight == top)
-    return CompiledItem(item, compiler, concepts, misconceptions, key)
+    yes_no = None
+    if item.kind is not Kind.TRUE_FALSE:
+        yes_no = extract_verdict(segment(normalize(item.answer.text))).value
+    return CompiledItem(
+        item, compiler, concepts, misconceptions, key, frozenset(rubric.required), yes_no
+    )
 
 
 def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
@@ -108,7 +118,11 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
 
     stream = segment(normalize(response.text))
     negation = scope(stream)
-    reading = extract_verdict(stream) if len(stream) else NO_VERDICT
+    reading = (
+        extract_verdict(stream)
+        if len(stream) and (true_false or compiled.yes_no is not None)
+        else NO_VERDICT
+    )
     button = response.verdict if true_false else None
     source: Literal["button", "text", "none"]
     if button is not None:
@@ -121,6 +135,11 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
     verdict_correct = (
         (verdict == item.answer.verdict) if true_false and verdict is not None else None
     )
+    # A yes/no question of another kind ("Do the buffers get gradients?"): the opening's
+    # yes or no counts like a verdict for the label, though the result carries no verdict.
+    agrees = verdict_correct
+    if compiled.yes_no is not None and reading.value is not None:
+        agrees = reading.value == compiled.yes_no
 
     matcher = Matcher(compiled.compiler, stream, negation)
     rubric = item.rubric
@@ -129,7 +148,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         outcomes.append(
             concept_outcome(
                 concept.id, concept.weight, concept.id in compiled.key, concept.polarity,
-                matcher.rule(rule),
+                matcher.rule(rule), required=concept.id in compiled.required,
             )
         )  # fmt: skip
     found: list[MisconceptionOutcome] = []
@@ -147,7 +166,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
     stuffing = is_keyword_stuffing(stream, reading.end, matcher.matched_tokens, domain_stems())
     assessment = assess(
         true_false=true_false,
-        verdict_correct=verdict_correct,
+        verdict_correct=agrees,
         verdict_conflict=conflict,
         concepts=outcomes,
         misconceptions=found,
@@ -171,6 +190,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         misconceptions=[m.id for m in found],
         stuffing=stuffing,
         arithmetic_error=stream.wrong_arithmetic,
+        yes_no=compiled.yes_no if agrees is False and not true_false else None,
     )
     return GradeResult(
         item_id=item.id,

@@ -39,6 +39,7 @@ from bot.content.patterns import (
     Pattern,
     Phrase,
     SeqPattern,
+    Term,
     parse_phrase,
 )
 from bot.grading.lexicon import (
@@ -49,7 +50,7 @@ from bot.grading.lexicon import (
     stem,
     within_slips,
 )
-from bot.grading.negation import Negation
+from bot.grading.negation import FUNCTION_WORDS, Negation
 from bot.grading.normalize import expand_contractions, normalize
 from bot.grading.sentences import TokenStream, segment
 from bot.grading.synonyms import expansions_for_prefix, expansions_for_word, merged
@@ -103,10 +104,15 @@ class CTerm:
 
 @dataclass(frozen=True, slots=True)
 class CPhrase:
-    """Terms in order, at most ``gap`` words between neighbours, within one sentence."""
+    """Terms in order, at most ``gap`` words between neighbours, within one sentence.
+
+    ``any_order``: a two-term phrase of content words also matches reversed ("graph freed"
+    = "freed graph", "records ops" = "ops are recorded").
+    """
 
     terms: tuple[CTerm, ...]
     gap: int
+    any_order: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +179,15 @@ def code_matches(pattern: tuple[str, ...], text: tuple[str, ...]) -> bool:
         return False
     offset = len(text) - n
     return all(_part_matches(pattern[k], text[offset + k]) for k in range(n))
+
+
+def _articles_only(term: Term) -> bool:
+    return all(alt.form == "word" and alt.text in ARTICLES for alt in term.alts)
+
+
+def _function_words_only(term: Term) -> bool:
+    """A term any of whose alternatives is a closed-class word (``up``, ``to``, ``only``)."""
+    return any(alt.form != "code" and alt.text in FUNCTION_WORDS for alt in term.alts)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -273,9 +288,7 @@ class Compiler:
         terms: list[CTerm] = []
         gap = parsed.gap
         for term in parsed.terms:
-            if len(parsed.terms) > 1 and all(
-                alt.form == "word" and alt.text in ARTICLES for alt in term.alts
-            ):
+            if len(parsed.terms) > 1 and _articles_only(term):
                 gap = parsed.gap + 1
                 continue
             atoms: list[int] = []
@@ -287,7 +300,9 @@ class Compiler:
             terms.append(CTerm(tuple(atoms), tuple(phrases)))
         if not terms:  # a phrase of articles only: keep it literal
             return self.phrase(Phrase(parsed.terms[:1], parsed.gap), expand)
-        return CPhrase(tuple(terms), gap)
+        kept = [t for t in parsed.terms if not _articles_only(t)]
+        any_order = len(kept) == 2 and not any(_function_words_only(t) for t in kept)
+        return CPhrase(tuple(terms), gap, any_order)
 
     def pattern(self, pattern: Pattern) -> CPattern:
         """Compile one rubric pattern (string, ``seq``, ``near`` or ``number``)."""
@@ -442,17 +457,25 @@ class Matcher:
         if memo is not None:
             return memo
         sent = self.stream.sent
-        current = self._term(phrase.terms[0])
+        limit = phrase.gap + 1
+        first = self._term(phrase.terms[0])
+        current = first
         for term in phrase.terms[1:]:
             if not current:
                 break
             following = self._term(term)
-            limit = phrase.gap + 1
             current = [
                 (s, e2, f | f2, t + t2)
                 for (s, e, f, t) in current
                 for (s2, e2, f2, t2) in following
                 if e < s2 <= e + limit and sent[s2] == sent[s]
+            ]
+        if phrase.any_order and first:
+            current = current + [
+                (s2, e, f | f2, t2 + t)
+                for (s, e, f, t) in first
+                for (s2, e2, f2, t2) in self._term(phrase.terms[1])
+                if s2 < s and s - limit <= e2 < s and sent[s2] == sent[s]
             ]
         self._memo[key] = current
         return current

@@ -38,17 +38,17 @@ COUNTED_NOUNS: Final = frozenset(
 """Nouns that make a number before them a count ("two backward calls"), not a value."""
 
 
-def counts(surf: list[str], kind: list[int], values: dict[int, float]) -> set[int]:
+def counts(surf: list[str], kind: list[int], brk: list[bool], values: dict[int, float]) -> set[int]:
     """Indices of numbers used as counts: "the two calls", "2 backward passes", "3 times".
 
-    A number followed by a counted noun (:data:`COUNTED_NOUNS`) or by a plural word that is
-    not a verb we know ("4 tensors") counts things rather than stating a value.
+    A number directly followed (no clause break: "eight, grads add up" states 8) by a
+    counted noun (:data:`COUNTED_NOUNS`) counts things rather than stating a value.
     """
     out: set[int] = set()
     n = len(surf)
     for i in values:
         j = i + 1
-        if j < n and kind[j] == WORD:
+        if j < n and kind[j] == WORD and not brk[j]:
             word = surf[j]
             if word in COUNTED_NOUNS:
                 out.add(i)

@@ -3,20 +3,23 @@
 The rules follow docs/MARKING.md (the labelling standard we are measured against); the
 numbers are ours and are documented, with the reasoning, in docs/GRADING.md.
 
-Credit. The rubric's *key* concepts are its ``required`` ones, or, when none are marked, the
-concepts of the highest weight. Key concepts carry 75% of the reasoning credit, the others
-25%, each group shared by weight. For true/false items the verdict carries 40% of the score
-and the reasoning 60%. Misconception penalties are subtracted and caps applied after that.
+Credit. When the rubric marks ``required`` concepts, they carry 75% of the reasoning credit
+and the others 25%, each group shared by weight; otherwise the credit is the share of the
+concept weight hit. For true/false items the verdict carries 40% of the score and the
+reasoning 60%. Misconception penalties are subtracted and caps applied after that. The
+rubric's *key* concepts (contradicting one makes an answer incorrect) are the required
+ones, or those of the highest weight when none is required.
 
 Label, first rule that applies:
 
-1. incorrect: a wrong verdict (true/false); a key concept stated with the opposite polarity
+1. incorrect: a wrong verdict (true/false, or the yes/no of a yes/no question); wrong
+   arithmetic without the required concepts; a key concept stated with the opposite polarity
    ("right words, opposite claim"); a misconception whose cap falls in the incorrect band;
    a keyword list instead of reasoning (docs/MARKING.md lists it under incorrect, whatever
    the verdict: appending keywords to a verdict must not pay); nothing relevant at all.
-2. correct: every key concept credited, no concept contradicted, no misconception, no
-   keyword stuffing, no wrong arithmetic, the verdict right (or absent), and the score at
-   least 0.75.
+2. correct: every required concept credited (without required concepts: 60% of the
+   concept weight), no concept contradicted, no misconception, no keyword stuffing, no wrong
+   arithmetic, and the verdict right (or absent).
 3. partial: a right verdict, or any concept credited (stuffing credits none); else incorrect.
 
 The score is then kept inside its label's band (incorrect < 0.4 <= partial < 0.75 <=
@@ -39,7 +42,10 @@ VERDICT_SHARE: Final = 0.4
 partial, docs/MARKING.md)."""
 
 KEY_SHARE: Final = 0.75
-"""Share of the reasoning credit carried by the key concepts."""
+"""Share of the reasoning credit carried by the required concepts, when there are any."""
+
+OPEN_CREDIT_MIN: Final = 0.6
+"""Without required concepts, the share of the concept weight a correct answer needs."""
 
 CORRECT_MIN: Final = 0.75
 """Lowest score of a correct answer."""
@@ -68,7 +74,8 @@ class ConceptOutcome:
     Attributes:
         id: the concept id.
         weight: its rubric weight.
-        key: whether it is a key concept (required, or of the highest weight).
+        key: whether it is a key concept (required, or of the highest weight when none is
+            required): contradicting a key concept makes an answer incorrect.
         status: ``hit`` (credited), ``contradicted`` (only stated with the opposite
             polarity) or ``missing``.
         fuzzy_only: every crediting match relied on typo tolerance.
@@ -81,6 +88,7 @@ class ConceptOutcome:
     status: Status
     fuzzy_only: bool = False
     mixed: bool = False
+    required: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +120,7 @@ def concept_outcome(
     key: bool,
     polarity: Literal["affirm", "deny"],
     hits: RuleHits,
+    required: bool = False,
 ) -> ConceptOutcome:
     """Classify a concept's matches.
 
@@ -128,11 +137,17 @@ def concept_outcome(
         against = hits.affirmed
     if credit:
         return ConceptOutcome(
-            concept_id, weight, key, "hit", _fuzzy_only(credit), mixed=bool(against)
+            concept_id,
+            weight,
+            key,
+            "hit",
+            _fuzzy_only(credit),
+            mixed=bool(against),
+            required=required,
         )
     if against:
-        return ConceptOutcome(concept_id, weight, key, "contradicted")
-    return ConceptOutcome(concept_id, weight, key, "missing")
+        return ConceptOutcome(concept_id, weight, key, "contradicted", required=required)
+    return ConceptOutcome(concept_id, weight, key, "missing", required=required)
 
 
 def misconception_found(polarity: Literal["affirm", "deny"], hits: RuleHits) -> list[Span]:
@@ -183,11 +198,15 @@ def is_keyword_stuffing(
 
 
 def _credit(concepts: list[ConceptOutcome]) -> float:
-    key_total = sum(c.weight for c in concepts if c.key)
-    other_total = sum(c.weight for c in concepts if not c.key)
-    key_hit = sum(c.weight for c in concepts if c.key and c.status == "hit")
-    other_hit = sum(c.weight for c in concepts if not c.key and c.status == "hit")
-    key_part = key_hit / key_total if key_total else 0.0
+    """Reasoning credit in [0, 1]: required concepts carry 75% when there are any."""
+    if not any(c.required for c in concepts):
+        total = sum(c.weight for c in concepts)
+        return sum(c.weight for c in concepts if c.status == "hit") / total if total else 0.0
+    key_total = sum(c.weight for c in concepts if c.required)
+    other_total = sum(c.weight for c in concepts if not c.required)
+    key_hit = sum(c.weight for c in concepts if c.required and c.status == "hit")
+    other_hit = sum(c.weight for c in concepts if not c.required and c.status == "hit")
+    key_part = key_hit / key_total
     if not other_total:
         return key_part
     return KEY_SHARE * key_part + (1 - KEY_SHARE) * other_hit / other_total
@@ -215,15 +234,18 @@ def assess(
         misconceptions: the misconceptions found.
         stuffing: the reasoning is a keyword list (its concepts earn no credit).
         hedged: the answer hedges ("maybe", "not sure").
-        arithmetic_error: the answer states a wrong computation (``4 + 4 = 9``): a smaller
-            factual error, so the answer can be partial at best.
+        arithmetic_error: the answer states a wrong computation (``4 + 4 = 9``): "a stated
+            sum that is wrong counts as wrong" (issue 4), so the answer is incorrect unless
+            its required concepts are all there (then partial at best).
 
     Returns:
         The assessment; ``score`` and ``confidence`` are in [0, 1], rounded to 3 decimals.
     """
     credited = [] if stuffing else [c for c in concepts if c.status == "hit"]
     effective = [
-        c if not stuffing or c.status != "hit" else ConceptOutcome(c.id, c.weight, c.key, "missing")
+        c
+        if not stuffing or c.status != "hit"
+        else ConceptOutcome(c.id, c.weight, c.key, "missing", required=c.required)
         for c in concepts
     ]
     credit = _credit(effective)
@@ -239,9 +261,13 @@ def assess(
 
     contradicted = [c for c in concepts if c.status == "contradicted"]
     wrong_cap = any(m.cap is not None and m.cap < PARTIAL_MIN for m in misconceptions)
-    keys = [c for c in effective if c.key]
+    required = [c for c in effective if c.required]
+    reasoning_complete = (
+        all(c.status == "hit" for c in required) if required else credit >= OPEN_CREDIT_MIN
+    )
     blocking = (
         verdict_correct is False
+        or (arithmetic_error and not (required and reasoning_complete))
         or any(c.key for c in contradicted)
         or wrong_cap
         or stuffing
@@ -250,12 +276,12 @@ def assess(
     if blocking:
         label = Label.INCORRECT
     elif (
-        all(c.status == "hit" for c in keys)
+        reasoning_complete
         and not contradicted
         and not misconceptions
         and not stuffing
         and not arithmetic_error
-        and raw >= CORRECT_MIN
+        and verdict_correct is not False
     ):
         label = Label.CORRECT
     elif verdict_correct or credited:

@@ -186,7 +186,7 @@ def segment(text: str) -> TokenStream:
         for i in bad:
             del values[i]
     if values:
-        for i in symbolic_operands(surf, kind, values) | counts(surf, kind, values):
+        for i in symbolic_operands(surf, kind, values) | counts(surf, kind, brk, values):
             del values[i]
     return stream
 

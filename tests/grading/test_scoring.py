@@ -15,7 +15,8 @@ from bot.grading.scoring import (
 
 
 def concept(status: Status, key: bool = True, weight: float = 2.0, **kw: bool) -> ConceptOutcome:
-    return ConceptOutcome("c" + str(key), weight, key, status, **kw)
+    """A concept outcome; a key concept here is a required one."""
+    return ConceptOutcome("c" + str(key), weight, key, status, required=key, **kw)
 
 
 def run(
@@ -84,6 +85,34 @@ def test_keyword_stuffing_is_incorrect_even_with_the_right_verdict() -> None:
 def test_wrong_arithmetic_keeps_an_answer_from_correct() -> None:
     result = run([concept("hit")], verdict_correct=None, true_false=False, arithmetic_error=True)
     assert result.label is Label.PARTIAL
+
+
+def test_wrong_arithmetic_without_the_required_concept_is_incorrect() -> None:
+    result = run(
+        [concept("missing"), concept("hit", key=False, weight=1)],
+        verdict_correct=None,
+        true_false=False,
+        arithmetic_error=True,
+    )
+    assert result.label is Label.INCORRECT
+
+
+def test_without_required_concepts_sixty_percent_of_the_weight_is_correct() -> None:
+    open_rubric = [
+        ConceptOutcome("a", 2, True, "hit"),
+        ConceptOutcome("b", 2, True, "hit"),
+        ConceptOutcome("c", 2, True, "missing"),
+    ]
+    assert run(open_rubric).label is Label.CORRECT
+
+
+def test_without_required_concepts_less_than_sixty_percent_is_partial() -> None:
+    open_rubric = [
+        ConceptOutcome("a", 2, True, "hit"),
+        ConceptOutcome("b", 2, True, "missing"),
+        ConceptOutcome("c", 2, True, "missing"),
+    ]
+    assert run(open_rubric).label is Label.PARTIAL
 
 
 def test_nothing_relevant_is_incorrect() -> None:
