@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.content.loader import Bank
+from bot.content.loader import Bank, parse_pack
 from bot.content.models import Item, Label
 from bot.grading import (
     MAX_ANSWER_CHARS,
@@ -87,6 +87,63 @@ def test_concepts_are_reported_hit_missing_and_contradicted(grader: Grader) -> N
     assert result.concepts_hit == []
     assert result.concepts_contradicted == ["accumulates"]
     assert set(result.concepts_missing) == {"accumulates", "zeroing"}
+
+
+YES_NO_ITEM = """\
+pack: yes-no
+title: A yes/no edge case
+items:
+  - id: EC5
+    kind: edge_case
+    prompt: Do batch-norm running statistics get gradients?
+    answer: {text: "No. They are buffers updated by running averages, not by backprop."}
+    explanation: Buffers do not require grad; forward updates them.
+    hint: Look at requires_grad on running_mean.
+    tags: [buffers]
+    difficulty: 1
+    snippet: |
+      print("buffers")
+    expected_output: |
+      buffers
+    torch_version: 2.13.0
+    rubric:
+      concepts:
+        - id: buffers
+          description: they are buffers, not parameters
+          patterns: ["buffer*"]
+          nudge: What kind of tensor is running_mean?
+      required: [buffers]
+      misconceptions:
+        - id: learned
+          description: believing backprop updates them
+          patterns: ["updated|learned by backprop*"]
+          cap: 0.3
+          feedback: They are updated in forward, by running averages.
+    samples:
+      - {label: correct, text: "No, they are buffers."}
+      - {label: correct, text: "no - buffers"}
+      - {label: partial, text: "No."}
+      - {label: partial, text: "Nope"}
+      - {label: incorrect, text: "Yes, they are buffers."}
+      - {label: incorrect, text: "idk"}
+"""
+
+
+@pytest.fixture(scope="module")
+def yes_no_item() -> Item:
+    return parse_pack(YES_NO_ITEM, "yes-no.yaml").items[0]
+
+
+def test_a_bare_right_yes_no_on_another_kind_is_partial(yes_no_item: Item) -> None:
+    result = grade(yes_no_item, Response(item_id="EC5", text="No."))
+    assert result.label is Label.PARTIAL
+    assert result.verdict is None
+
+
+def test_a_wrong_yes_no_on_another_kind_is_incorrect(yes_no_item: Item) -> None:
+    result = grade(yes_no_item, Response(item_id="EC5", text="Yes, they are buffers."))
+    assert result.label is Label.INCORRECT
+    assert result.feedback.verdict == "The answer is no."
 
 
 def test_empty_text_with_the_right_button_is_partial(grader: Grader) -> None:

@@ -53,8 +53,17 @@ def test_a_phrase_allows_a_small_gap(text: str) -> None:
     assert affirmed("add* up", text)
 
 
-def test_a_phrase_keeps_its_order() -> None:
+def test_a_phrase_with_a_function_word_keeps_its_order() -> None:
     assert not affirmed("add* up", "up they add")
+
+
+def test_two_content_words_match_in_either_order() -> None:
+    assert affirmed("sever* path", "the path is severed")
+    assert affirmed("graph freed", "it freed the graph")
+
+
+def test_three_term_phrases_keep_their_order() -> None:
+    assert not affirmed("only the latest gradient", "the gradient latest only")
 
 
 def test_a_phrase_never_crosses_a_sentence_end() -> None:

@@ -47,6 +47,10 @@ def test_counts_are_not_stated_values(text: str) -> None:
     assert values(text) == []
 
 
+def test_a_count_needs_its_noun_in_the_same_clause() -> None:
+    assert values("eight, grads add up") == [8.0]
+
+
 def test_one_is_not_a_number_word() -> None:
     assert values("only the latest one") == []
 
