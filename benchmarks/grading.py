@@ -86,6 +86,7 @@ def timed(
 
 
 def summary(name: str, times: list[float], full: float | None = None) -> str:
+    """One table row: answers/s, p50 and p99 in ms, and the share of ``full`` seconds."""
     per_second = len(times) / sum(times)
     p50 = statistics.median(times) * 1000
     p99 = statistics.quantiles(times, n=100)[98] * 1000
