@@ -13,7 +13,12 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-COMMAND_MODULES: tuple[str, ...] = ("bot.cli.content", "bot.cli.sandbox", "bot.cli.bot")
+COMMAND_MODULES: tuple[str, ...] = (
+    "bot.cli.content",
+    "bot.cli.grade",
+    "bot.cli.sandbox",
+    "bot.cli.bot",
+)
 """Modules that contribute subcommands, in help order."""
 
 

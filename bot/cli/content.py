@@ -1,4 +1,4 @@
-"""``tutor content``: check, verify and export the schema of the question packs."""
+"""``tutor content``: check, verify, test the rubrics of, and export the schema of the packs."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 from bot.content.loader import ContentErrors, load_bank, schema_json
 from bot.content.verify import SandboxRunner, SubprocessRunner, VerifyResult, verify_items
+from bot.grading.samples import MIN_ACCURACY, SampleReport, evaluate_samples
 from sandbox.errors import SandboxError
 
 DEFAULT_CONTENT = Path("content")
@@ -43,6 +44,23 @@ def register(sub: Any) -> None:
     )
     verify.add_argument("--show-output", action="store_true", help="print each real output")
     verify.set_defaults(handler=cmd_verify)
+
+    test = csub.add_parser(
+        "test",
+        help="grade every item's marked samples; exit 1 below 95%% or on incorrect-as-correct",
+    )
+    test.add_argument("paths", nargs="*", type=Path, default=[DEFAULT_CONTENT], metavar="PATH")
+    test.add_argument("--item", action="append", default=[], help="only these item ids")
+    test.add_argument(
+        "--min-accuracy",
+        type=float,
+        default=MIN_ACCURACY,
+        help="the accuracy gate, 0-1 (default: %(default)s)",
+    )
+    test.add_argument(
+        "--quiet", action="store_true", help="print only the overall line and failures"
+    )
+    test.set_defaults(handler=cmd_test)
 
     schema = csub.add_parser("schema", help="write content/schema.json from the models")
     schema.add_argument("--output", type=Path, default=SCHEMA_PATH)
@@ -113,6 +131,71 @@ def cmd_verify(args: argparse.Namespace) -> int:
             print(result.actual or "(no output)", file=sys.stderr)
     print(f"\n{len(results) - len(bad)}/{len(results)} snippets match their expected_output")
     return 1 if bad else 0
+
+
+def _short(text: str, limit: int = 90) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def print_sample_report(report: SampleReport, quiet: bool = False) -> None:
+    """Print the per-item table, every misgraded sample, and the overall line."""
+    if not quiet:
+        print(f"{'item':<7}{'samples':>8}{'agree':>7}{'acc':>7}{'false+':>8}{'false-':>8}  silent")
+    for item in report.items:
+        silent = [*item.silent_concepts, *(f"!{m}" for m in item.silent_misconceptions)]
+        if not quiet:
+            accuracy = item.agreed / item.total if item.total else 1.0
+            print(
+                f"{item.item_id:<7}{item.total:>8}{item.agreed:>7}{accuracy:>7.0%}"
+                f"{item.false_accepts:>8}{item.false_rejects:>8}  {', '.join(silent) or '-'}"
+            )
+        for outcome in item.outcomes:
+            if outcome.ok:
+                continue
+            worst = (
+                " INCORRECT GRADED CORRECT"
+                if outcome.expected.value == "incorrect" and (outcome.got.value == "correct")
+                else ""
+            )
+            print(
+                f"    {item.item_id}[{outcome.index}] marked {outcome.expected.value}, graded "
+                f"{outcome.got.value} (score {outcome.score:.2f}, confidence "
+                f"{outcome.confidence:.2f}){worst}: {_short(outcome.text)}"
+            )
+    false_accepts = sum(i.false_accepts for i in report.items)
+    false_rejects = sum(i.false_rejects for i in report.items)
+    agreed = sum(i.agreed for i in report.items)
+    print(
+        f"overall: {agreed}/{report.total} samples agree ({report.accuracy:.1%}); "
+        f"{false_accepts} false accepts, {false_rejects} false rejects; "
+        f"{report.incorrect_as_correct} incorrect graded correct"
+    )
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    """Grade every item's samples; exit 1 below the accuracy gate or on incorrect-as-correct."""
+    try:
+        bank = load_bank(args.paths)
+    except ContentErrors as exc:
+        for err in exc.errors:
+            print(err, file=sys.stderr)
+        return 1
+    items = [item for item in bank if not args.item or item.id in args.item]
+    unknown = set(args.item) - {item.id for item in items}
+    if unknown:
+        print(f"unknown item id(s): {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
+    report = evaluate_samples(items)
+    print_sample_report(report, quiet=args.quiet)
+    if report.passes(args.min_accuracy):
+        return 0
+    print(
+        f"FAILED: needs at least {args.min_accuracy:.0%} agreement and no incorrect sample "
+        "graded correct",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def cmd_schema(args: argparse.Namespace) -> int:

@@ -8,11 +8,13 @@ String form (an ordered phrase)::
 
     pattern := term (SPACE term)*
     term    := alt ("|" alt)*
-    alt     := WORD | WORD "*" | "`" CODE "`"
+    alt     := WORD | WORD "*" | "=" WORD | "`" CODE "`"
 
 * ``accumulat*``     one word starting with ``accumulat`` (a ``*`` prefix, as in OU pmatch).
 * ``overwrite``      one word, matched after stemming and with length-guarded typo tolerance
                      (exact under 4 letters, one slip for 4-7, two from 8; OU pmatch's rule).
+* ``=reset``         one word, matched after stemming only: no typo tolerance and no
+                     synonyms (for a word whose synonyms or near-misses mean something else).
 * ``add|sum``        either word at this position.
 * ``add* up``        an ordered phrase: each term must follow the previous one with at most
                      ``gap`` other words between (default 2) and never across a sentence end.
@@ -67,12 +69,13 @@ class Alt:
     """One alternative at a phrase position.
 
     Attributes:
-        text: the word, prefix (without ``*``) or code token, lower-cased.
-        form: ``"word"``, ``"prefix"`` or ``"code"``.
+        text: the word, prefix (without ``*``), exact word (without ``=``) or code token,
+            lower-cased.
+        form: ``"word"``, ``"prefix"``, ``"exact"`` or ``"code"``.
     """
 
     text: str
-    form: Literal["word", "prefix", "code"]
+    form: Literal["word", "prefix", "exact", "code"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +144,8 @@ def parse_phrase(source: str, gap: int = DEFAULT_GAP) -> Phrase:
 
     Raises:
         PatternSyntaxError: empty pattern, empty alternative, unclosed backtick, a ``*`` that
-            is not at the end of a word, or characters outside the word alphabet.
+            is not at the end of a word, an ``=`` on a prefix, or characters outside the word
+            alphabet.
     """
     words = _split_terms(source.strip())
     if not words:
@@ -158,6 +162,11 @@ def parse_phrase(source: str, gap: int = DEFAULT_GAP) -> Phrase:
                 continue
             if "`" in raw:
                 raise PatternSyntaxError(f"code token {raw!r} must be wrapped in backticks whole")
+            if raw.startswith("=") and len(raw) > 1:
+                if raw.endswith("*") or not _WORD_RE.match(raw[1:]):
+                    raise PatternSyntaxError(f"{raw!r}: '=' marks one exact word, not a prefix")
+                alts.append(Alt(raw[1:].lower(), "exact"))
+                continue
             if not _WORD_RE.match(raw):
                 raise PatternSyntaxError(f"{raw!r} is not a word, a word* prefix or a `code` token")
             if raw.endswith("*"):

@@ -1,0 +1,155 @@
+"""Feedback: the one place that turns a grade into words.
+
+:func:`build_feedback` picks the parts (praise from concept descriptions, nudges for what is
+missing, corrections for misconceptions and contradicted concepts, a sentence about the
+verdict); :func:`render_feedback` lays them out as plain text with light markdown (bold label,
+one line per point) that Discord and the terminal both show well. UIs may reshape the parts
+of :class:`bot.grading.models.Feedback` instead, but never write their own wording.
+
+Learner text is never echoed: the feedback quotes only the item's own texts, written by
+rubric authors, and those are markdown-escaped outside their backtick code spans.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from bot.content.models import Item, Kind, Label
+from bot.grading.models import Feedback, GradeResult
+
+_MARKDOWN_SPECIAL: Final = re.compile(r"([\\*_~|\[\]])")
+_CODE_SPAN: Final = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+_MENTION: Final = re.compile(r"@(?=\w)")
+
+STUFFING_CORRECTION: Final = (
+    "A list of keywords is not an explanation: say what happens and why, in a sentence."
+)
+ARITHMETIC_CORRECTION: Final = "One of your calculations does not hold; check the arithmetic."
+CONTRADICTION_PREFIX: Final = "You stated the opposite of a key point: "
+
+
+def escape_markdown(text: str) -> str:
+    """Escape Discord markdown in ``text`` outside backtick code spans; defuse ``@`` mentions.
+
+    Args:
+        text: author-written text such as a nudge (``Call x.grad.zero_() first``).
+
+    Returns:
+        The text with ``* _ ~ | [ ] \\`` escaped outside code spans (line-start markers
+        cannot occur: every rendered line starts with a symbol of ours) and a zero-width
+        space after every ``@`` that starts a word, so nothing pings anyone.
+    """
+    out: list[str] = []
+    last = 0
+    for match in _CODE_SPAN.finditer(text):
+        out.append(_MARKDOWN_SPECIAL.sub(r"\\\1", text[last : match.start()]))
+        out.append(match.group(0))
+        last = match.end()
+    out.append(_MARKDOWN_SPECIAL.sub(r"\\\1", text[last:]))
+    return _MENTION.sub("@\u200b", "".join(out))
+
+
+def _yes_no(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def build_feedback(
+    item: Item,
+    *,
+    verdict: bool | None,
+    verdict_source: str,
+    verdict_conflict: bool,
+    text_verdict: bool | None,
+    hit: list[str],
+    missing: list[str],
+    contradicted: list[str],
+    misconceptions: list[str],
+    stuffing: bool,
+    arithmetic_error: bool = False,
+    yes_no: bool | None = None,
+) -> Feedback:
+    """Choose the feedback parts for one graded answer.
+
+    Args:
+        item: the item graded (its rubric supplies every sentence).
+        verdict: the verdict graded, or None.
+        verdict_source: ``"button"``, ``"text"`` or ``"none"``.
+        verdict_conflict: the button and the text's opening disagree.
+        text_verdict: the verdict read from the text's opening, or None.
+        hit: ids of concepts credited, rubric order.
+        missing: ids of concepts neither credited nor contradicted, key concepts first.
+        contradicted: ids of concepts stated with the opposite polarity.
+        misconceptions: ids of misconceptions found.
+        stuffing: the reasoning was a keyword list.
+        arithmetic_error: the answer states a wrong computation.
+        yes_no: for a yes/no question of another kind answered the wrong way, the right
+            answer (True: yes, False: no); None otherwise.
+
+    Returns:
+        The parts, as plain author text (unescaped; :func:`render_feedback` escapes).
+    """
+    rubric = item.rubric
+    concepts = {c.id: c for c in rubric.concepts}
+    found = {m.id: m for m in rubric.misconceptions}
+    corrections = [found[m].feedback for m in misconceptions]
+    corrections += [CONTRADICTION_PREFIX + concepts[c].description + "." for c in contradicted]
+    if stuffing:
+        corrections.append(STUFFING_CORRECTION)
+    if arithmetic_error:
+        corrections.append(ARITHMETIC_CORRECTION)
+    sentence: str | None = None
+    key = item.answer.verdict
+    if item.kind is Kind.TRUE_FALSE and key is not None:
+        if verdict is None:
+            sentence = "Start with your verdict: is the statement true or false?"
+        elif verdict != key:
+            sentence = f"The statement is {_yes_no(key)}, not {_yes_no(verdict)}."
+        if verdict_conflict and text_verdict is not None and verdict is not None:
+            conflict = (
+                f"You pressed {_yes_no(verdict)} but your answer opens with "
+                f"{_yes_no(text_verdict)}; the button counts."
+            )
+            sentence = f"{conflict} {sentence}" if sentence else conflict
+    if yes_no is not None:
+        sentence = f"The answer is {'yes' if yes_no else 'no'}."
+    return Feedback(
+        right=[concepts[c].description for c in hit],
+        missing=[concepts[c].nudge for c in missing],
+        corrections=corrections,
+        verdict=sentence,
+    )
+
+
+_HEADLINE: Final = {
+    Label.CORRECT: "Correct",
+    Label.PARTIAL: "Partly there",
+    Label.INCORRECT: "Not quite",
+}
+
+
+def render_feedback(result: GradeResult, item: Item) -> str:
+    """Render a grade as the text a learner sees.
+
+    Args:
+        result: the grade.
+        item: the item graded (the answer key is shown once the answer is not correct).
+
+    Returns:
+        Plain text with light markdown, at most about 1,500 characters for a full rubric,
+        e.g.::
+
+            **Partly there** (score 0.55)
+            ✓ gradients must be cleared between steps (zero_grad / grad.zero\\_())
+            → What happens to the value already in .grad when backward runs again?
+    """
+    fb = result.feedback
+    lines = [f"**{_HEADLINE[result.label]}** (score {result.score:.2f})"]
+    if fb.verdict:
+        lines.append(f"⚖ {escape_markdown(fb.verdict)}")
+    lines += [f"✓ {escape_markdown(text)}" for text in fb.right]
+    lines += [f"✗ {escape_markdown(text)}" for text in fb.corrections]
+    lines += [f"→ {escape_markdown(text)}" for text in fb.missing]
+    if result.label is not Label.CORRECT:
+        lines.append(f"Answer: {escape_markdown(item.answer.text)}")
+    return "\n".join(lines)

@@ -1,0 +1,305 @@
+"""The grader: compile each item's rubric once, then grade responses against it.
+
+Pipeline for one response (each stage is its own module)::
+
+    text -> normalize -> segment (tokens, sentences) -> negation scopes
+         -> verdict (true/false items) -> rule matches -> outcomes -> score/label
+         -> feedback parts
+
+Typical use::
+
+    grader = Grader(load_bank([Path("content")]))
+    result = grader.grade(Response(item_id="TF3", verdict=False, text="grads add up"))
+    print(render_feedback(result, grader.item("TF3")))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from bot.content.loader import Bank
+from bot.content.models import Item, Kind
+from bot.grading.errors import AnswerTooLong, UnknownItem
+from bot.grading.feedback import build_feedback
+from bot.grading.lexicon import known_words
+from bot.grading.matching import FUZZY, CompiledRule, Compiler, Matcher
+from bot.grading.models import MAX_ANSWER_CHARS, GradeResult, Response
+from bot.grading.negation import scope
+from bot.grading.normalize import normalize
+from bot.grading.scoring import (
+    ConceptOutcome,
+    MisconceptionOutcome,
+    assess,
+    concept_outcome,
+    is_keyword_stuffing,
+    misconception_found,
+)
+from bot.grading.sentences import segment
+from bot.grading.synonyms import domain_stems
+from bot.grading.verdict import NO_VERDICT, extract_verdict
+
+_PURE_CACHE_LIMIT: Final = 256
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledItem:
+    """An item with its rubric compiled (built once, reused for every response).
+
+    Attributes:
+        item: the item.
+        compiler: owns the item's atoms and its per-token lookup cache.
+        concepts: compiled concepts, rubric order.
+        misconceptions: compiled misconceptions, rubric order.
+        key: ids of the key concepts (``required``, else those of the highest weight).
+        required: ids of the rubric's ``required`` concepts.
+        yes_no: for an item of another kind whose answer key opens with a yes or a no
+            ("No. Those buffers..."), that answer; None otherwise.
+    """
+
+    item: Item
+    compiler: Compiler
+    concepts: tuple[CompiledRule, ...]
+    misconceptions: tuple[CompiledRule, ...]
+    key: frozenset[str]
+    required: frozenset[str]
+    yes_no: bool | None = None
+
+
+def compile_item(item: Item) -> CompiledItem:
+    """Compile an item's rubric (patterns, synonyms, atoms).
+
+    Args:
+        item: a validated item.
+
+    Returns:
+        The compiled item.
+    """
+    rubric = item.rubric
+    compiler = Compiler(rubric.synonyms)
+    concepts = tuple(compiler.rule(c.id, c.polarity, c.patterns) for c in rubric.concepts)
+    misconceptions = tuple(
+        compiler.rule(m.id, m.polarity, m.patterns) for m in rubric.misconceptions
+    )
+    if rubric.required:
+        key = frozenset(rubric.required)
+    else:
+        top = max(c.weight for c in rubric.concepts)
+        key = frozenset(c.id for c in rubric.concepts if c.weight == top)
+    yes_no = None
+    if item.kind is not Kind.TRUE_FALSE:
+        yes_no = extract_verdict(segment(normalize(item.answer.text))).value
+    return CompiledItem(
+        item, compiler, concepts, misconceptions, key, frozenset(rubric.required), yes_no
+    )
+
+
+def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
+    """Grade one response against a compiled item.
+
+    Args:
+        compiled: the item, compiled.
+        response: the learner's answer; ``response.item_id`` must be the item's id.
+
+    Returns:
+        The grade.
+
+    Raises:
+        AnswerTooLong: the text is over 4,000 characters.
+        ValueError: the response is for another item.
+    """
+    item = compiled.item
+    if response.item_id != item.id:
+        raise ValueError(f"response is for {response.item_id!r}, not {item.id!r}")
+    if len(response.text) > MAX_ANSWER_CHARS:
+        raise AnswerTooLong(len(response.text))
+    true_false = item.kind is Kind.TRUE_FALSE
+
+    stream = segment(normalize(response.text))
+    negation = scope(stream)
+    reading = (
+        extract_verdict(stream)
+        if len(stream) and (true_false or compiled.yes_no is not None)
+        else NO_VERDICT
+    )
+    button = response.verdict if true_false else None
+    source: Literal["button", "text", "none"]
+    if button is not None:
+        verdict, source = button, "button"
+        conflict = reading.value is not None and reading.value != button
+    elif true_false and reading.value is not None:
+        verdict, source, conflict = reading.value, "text", False
+    else:
+        verdict, source, conflict = None, "none", False
+    verdict_correct = (
+        (verdict == item.answer.verdict) if true_false and verdict is not None else None
+    )
+    # A yes/no question of another kind ("Do the buffers get gradients?"): the opening's
+    # yes or no counts like a verdict for the label, though the result carries no verdict.
+    agrees = verdict_correct
+    if compiled.yes_no is not None and reading.value is not None:
+        agrees = reading.value == compiled.yes_no
+
+    matcher = Matcher(compiled.compiler, stream, negation)
+    rubric = item.rubric
+    outcomes: list[ConceptOutcome] = []
+    for concept, rule in zip(rubric.concepts, compiled.concepts, strict=True):
+        outcomes.append(
+            concept_outcome(
+                concept.id, concept.weight, concept.id in compiled.key, concept.polarity,
+                matcher.rule(rule), required=concept.id in compiled.required,
+            )
+        )  # fmt: skip
+    found: list[MisconceptionOutcome] = []
+    for misconception, rule in zip(rubric.misconceptions, compiled.misconceptions, strict=True):
+        spans = misconception_found(misconception.polarity, matcher.rule(rule))
+        if spans:
+            found.append(
+                MisconceptionOutcome(
+                    misconception.id,
+                    misconception.penalty,
+                    misconception.cap,
+                    all(span[2] & FUZZY for span in spans),
+                )
+            )
+    stuffing = is_keyword_stuffing(stream, reading.end, matcher.matched_tokens, domain_stems())
+    assessment = assess(
+        true_false=true_false,
+        verdict_correct=agrees,
+        verdict_conflict=conflict,
+        concepts=outcomes,
+        misconceptions=found,
+        stuffing=stuffing,
+        hedged=negation.hedged,
+        arithmetic_error=stream.wrong_arithmetic,
+    )
+    hit = [o.id for o in outcomes if o.status == "hit" and not stuffing]
+    contradicted = [o.id for o in outcomes if o.status == "contradicted"]
+    not_hit = [o for o in outcomes if o.id not in hit]
+    nudges = sorted((o for o in not_hit if o.status != "contradicted"), key=lambda o: not o.key)
+    feedback = build_feedback(
+        item,
+        verdict=verdict,
+        verdict_source=source,
+        verdict_conflict=conflict,
+        text_verdict=reading.value,
+        hit=hit,
+        missing=[o.id for o in nudges],
+        contradicted=contradicted,
+        misconceptions=[m.id for m in found],
+        stuffing=stuffing,
+        arithmetic_error=stream.wrong_arithmetic,
+        yes_no=compiled.yes_no if agrees is False and not true_false else None,
+    )
+    return GradeResult(
+        item_id=item.id,
+        score=assessment.score,
+        label=assessment.label,
+        verdict=verdict,
+        verdict_source=source,
+        verdict_correct=verdict_correct,
+        verdict_conflict=conflict,
+        concepts_hit=hit,
+        concepts_missing=[o.id for o in not_hit],
+        concepts_contradicted=contradicted,
+        misconceptions=[m.id for m in found],
+        confidence=assessment.confidence,
+        feedback=feedback,
+    )
+
+
+class Grader:
+    """Grades responses to the items it was built with; each rubric is compiled once.
+
+    Args:
+        items: a :class:`bot.content.loader.Bank` or any iterable of items (ids unique).
+        warm: load the English word list now (about 0.5 s) rather than on the first typo.
+
+    Raises:
+        ValueError: two items share an id.
+    """
+
+    def __init__(self, items: Bank | Iterable[Item], warm: bool = True) -> None:
+        self._items: dict[str, CompiledItem] = {}
+        for item in items:
+            if item.id in self._items:
+                raise ValueError(f"duplicate item id {item.id!r}")
+            self._items[item.id] = compile_item(item)
+        if warm:
+            known_words()
+            domain_stems()
+
+    def __contains__(self, item_id: object) -> bool:
+        return item_id in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @property
+    def item_ids(self) -> list[str]:
+        """Ids of every item, in the order given."""
+        return list(self._items)
+
+    def item(self, item_id: str) -> Item:
+        """The item with this id.
+
+        Raises:
+            UnknownItem: no such item.
+        """
+        compiled = self._items.get(item_id)
+        if compiled is None:
+            raise UnknownItem(item_id)
+        return compiled.item
+
+    def response(self, item_id: str, verdict: bool | None, text: str) -> Response:
+        """Build a :class:`Response`, refusing bad input with a domain error.
+
+        Args:
+            item_id: the item answered.
+            verdict: the button pressed (true/false items), or None.
+            text: the learner's text, at most 4,000 characters.
+
+        Raises:
+            UnknownItem: no such item.
+            AnswerTooLong: ``text`` is over 4,000 characters.
+        """
+        if item_id not in self._items:
+            raise UnknownItem(item_id)
+        if len(text) > MAX_ANSWER_CHARS:
+            raise AnswerTooLong(len(text))
+        return Response(item_id=item_id, verdict=verdict, text=text)
+
+    def grade(self, response: Response) -> GradeResult:
+        """Grade one response.
+
+        Raises:
+            UnknownItem: the response names an item this grader does not have.
+            AnswerTooLong: the text is over 4,000 characters.
+        """
+        compiled = self._items.get(response.item_id)
+        if compiled is None:
+            raise UnknownItem(response.item_id)
+        return grade_compiled(compiled, response)
+
+
+_pure_cache: dict[int, CompiledItem] = {}
+
+
+def grade(item: Item, response: Response) -> GradeResult:
+    """Grade one response against one item, without building a :class:`Grader`.
+
+    The compiled rubric is cached per item object (up to 256 items), so repeated calls
+    with the same item compile once.
+
+    Raises:
+        AnswerTooLong: the text is over 4,000 characters.
+        ValueError: the response is for another item.
+    """
+    compiled = _pure_cache.get(id(item))
+    if compiled is None or compiled.item is not item:
+        compiled = compile_item(item)
+        if len(_pure_cache) >= _PURE_CACHE_LIMIT:
+            _pure_cache.clear()
+        _pure_cache[id(item)] = compiled
+    return grade_compiled(compiled, response)

@@ -1,0 +1,497 @@
+"""Scoped negation, after NegEx (Chapman et al., "A simple algorithm for identifying negated
+findings and diseases in discharge summaries", J. Biomed. Inform. 34(5), 2001) and its
+successor ConText (Harkema et al., J. Biomed. Inform. 42(5), 2009).
+
+A *cue* (``not``, ``no``, ``never``, ``without``, ``nor``, ``no longer``, ``instead of``,
+``rather than``, ``n't`` once contractions are expanded...) negates the words after it up to
+a *terminator*: a clause break (``,`` ``;`` ``:`` ``-`` bracket), a sentence end, a
+conjunction that starts a new clause (``but``, ``however``, ``because``, ``so``, ``which``...),
+or a window of 6 words. Two refinements of ours keep scopes short in chat English:
+
+* after the scope has taken a content word, a determiner (``the``, ``a``, ``its``...) or a
+  subject pronoun (``it``, ``they``...) starts a new phrase and ends it: "without zero_grad
+  the grads pile up" negates only ``zero_grad``;
+* ``and`` ends it when a new clause follows ("does not overwrite and adds instead").
+
+*Absence* cues negate what precedes them: "grad_fn is None", "overwriting does not
+happen". *Clausal* cues (``not true that``, ``not the case that``, ``it is false that``) negate the
+rest of the clause (12 words) and, unlike ordinary cues, pass through a nested cue, so a
+double negation ("not true that it does not accumulate") affirms. *Post* cues negate the
+clause they end: "that it overwrites is a myth", "the claim that it resets is false".
+*Pseudo* negations are not cues: "not only does it...", "no doubt", "not sure",
+"whether or not", and "no"/"nope" used as an interjection ("No, it adds up").
+
+Conditional clauses (``if``, ``unless``, ``suppose``, clause-initial ``without``) are marked
+separately: they state a condition, not a claim ("if you don't zero them, they pile up").
+
+Polarity of a token = parity of the cues whose scope covers it; the matcher ignores cues
+that lie inside the matched phrase itself (a pattern ``no longer`` carries its own cue).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+from bot.grading.sentences import TokenStream
+from bot.grading.tokens import WORD
+
+WINDOW: Final = 6
+"""Words an ordinary cue can negate (NegEx used 5; chat answers are slightly longer)."""
+
+CLAUSAL_WINDOW: Final = 12
+"""Words a clausal cue ("not true that ...") or a conditional clause can cover."""
+
+POST_WINDOW: Final = 10
+"""Words before a post cue ("... does not happen") it can negate."""
+
+SINGLE_CUES: Final = frozenset(
+    {"not", "no", "never", "nor", "neither", "nothing", "nobody", "nowhere", "hardly",
+     "barely", "without", "non", "lacks", "lacking", "nope"}
+)  # fmt: skip
+
+PHRASE_CUES: Final[tuple[tuple[str, ...], ...]] = (
+    ("no", "longer"),
+    ("not", "anymore"),
+    ("instead", "of"),
+    ("rather", "than"),
+    ("as", "opposed", "to"),
+    ("fails", "to"),
+    ("failed", "to"),
+    ("fail", "to"),
+    ("unable", "to"),
+    ("stops", "being"),
+    ("stopped", "being"),
+    ("ceases", "to"),
+    ("cease", "to"),
+    ("lack", "of"),
+    ("absence", "of"),
+    ("in", "place", "of"),
+    ("none", "of"),
+)
+
+CLAUSAL_CUES: Final[tuple[tuple[str, ...], ...]] = (
+    ("not", "true", "that"),
+    ("not", "the", "case", "that"),
+    ("not", "correct", "that"),
+    ("not", "that"),
+    ("false", "that"),
+    ("untrue", "that"),
+    ("wrong", "that"),
+    ("never", "the", "case", "that"),
+    ("wrong", "to", "say"),
+    ("incorrect", "to", "say"),
+    ("not", "true"),
+    ("not", "the", "case"),
+)
+"""Cues negating a whole clause. The last two are clausal only when content follows them;
+at a clause end they act as post cues ("... is not true.")."""
+
+POST_CUES: Final[tuple[tuple[str, ...], ...]] = (
+    ("is", "a", "myth"),
+    ("is", "a", "misconception"),
+    ("is", "false"),
+    ("is", "untrue"),
+    ("is", "wrong"),
+    ("is", "incorrect"),
+    ("are", "false"),
+    ("are", "wrong"),
+)
+"""Cues negating the clause before them when they end it. Those built on false/wrong/
+incorrect apply only when that clause frames a claim (``that``, ``saying``, ``the idea``...):
+"the sum is wrong" must not deny the sum."""
+
+ABSENCE_CUES: Final[tuple[tuple[str, ...], ...]] = (
+    ("not", "happen"),
+    ("not", "happens"),
+    ("never", "happens"),
+    ("never", "happen"),
+    ("not", "occur"),
+    ("not", "exist"),
+    ("not", "exists"),
+    ("is", "none"),
+    ("are", "none"),
+    ("was", "none"),
+    ("be", "none"),
+    ("stays", "none"),
+    ("stay", "none"),
+    ("remains", "none"),
+    ("remain", "none"),
+    ("becomes", "none"),
+    ("returns", "none"),
+    ("=", "none"),
+    ("==", "none"),
+    ("is", "null"),
+    ("is", "empty"),
+)
+"""Cues saying that what precedes them is absent ("grad_fn is None", "overwriting does not
+happen"): they negate the clause before them wherever they stand. The matcher ignores a cue
+inside the matched phrase, so a pattern such as ``grad* None`` still matches affirmatively."""
+
+_META: Final = frozenset(
+    {"that", "saying", "idea", "claim", "thinking", "belief", "notion", "statement",
+     "assumption", "believing", "think", "thought"}
+)  # fmt: skip
+
+PSEUDO: Final[tuple[tuple[str, ...], ...]] = (
+    ("no", "doubt"),
+    ("not", "sure"),
+    ("not", "certain"),
+    ("no", "idea"),
+    ("no", "matter"),
+    ("not", "to", "mention"),
+    ("no", "wonder"),
+    ("whether", "or", "not"),
+    ("or", "not"),
+    ("if", "not"),
+    ("nothing", "but"),
+    ("not", "bad"),
+    ("no", "problem"),
+    ("not", "a", "problem"),
+)
+
+HEDGES: Final = frozenset(
+    {"maybe", "perhaps", "probably", "possibly", "guess", "idk", "unsure", "might", "dunno",
+     "think", "assume", "somehow"}
+)  # fmt: skip
+"""Words that mark an unsure answer (they lower the grader's confidence, not the score)."""
+
+_ONLY: Final = frozenset({"only", "just", "merely", "simply"})
+_AUX: Final = frozenset(
+    {"does", "do", "did", "is", "are", "was", "were", "will", "can", "it", "they", "that",
+     "this", "we", "you", "has", "have"}
+)  # fmt: skip
+
+TERMINATORS: Final = frozenset(
+    {"but", "however", "though", "although", "yet", "because", "cause", "cuz", "since", "so",
+     "therefore", "thus", "hence", "whereas", "while", "which", "who", "unless", "until",
+     "except", "otherwise", "then", "instead", "if", "when", "whenever", "as", "meaning"}
+)  # fmt: skip
+"""Words that start a new clause and so end a negation scope."""
+
+SUBJECTS: Final = frozenset({"it", "they", "we", "you", "i", "he", "she", "there", "this"})
+DETERMINERS: Final = frozenset(
+    {"the", "a", "an", "its", "their", "your", "my", "our", "his", "her", "each", "every",
+     "these", "those", "this"}
+)  # fmt: skip
+CONDITIONALS: Final = frozenset(
+    {"if", "unless", "suppose", "supposing", "assuming", "provided", "whenever"}
+)
+
+FUNCTION_WORDS: Final = frozenset(
+    {"a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am", "it", "its",
+     "they", "them", "their", "this", "that", "these", "those", "to", "of", "in", "on", "at",
+     "for", "with", "by", "from", "as", "into", "onto", "than", "and", "or", "but", "so",
+     "because", "if", "then", "when", "while", "do", "does", "did", "done", "has", "have",
+     "had", "will", "would", "can", "could", "should", "must", "may", "might", "not", "no",
+     "you", "we", "i", "he", "she", "each", "every", "any", "all", "some", "only", "just",
+     "also", "there", "here", "what", "which", "who", "why", "how", "your", "my", "our",
+     "again", "after", "before", "until", "since", "up", "out", "over", "get", "gets",
+     "got", "still", "even", "too", "very", "more", "most", "both", "same", "other", "like",
+     "about", "instead", "yes", "nope", "never", "once", "twice", "now", "whatever"}
+)  # fmt: skip
+"""Closed-class English words: their share of an answer tells prose from a keyword list."""
+
+_INTERJECTION_FOLLOWERS: Final = frozenset(
+    SUBJECTS
+    | DETERMINERS
+    | {"because", "cause", "cuz", "since", "as", "that", "x", "y", "z", "w", "nope", "no",
+       "not", "false", "true", "wrong", "way", "sir", "man", "dude", "bro", "lol"}
+)  # fmt: skip
+
+
+def is_interjection(stream: TokenStream, i: int) -> bool:
+    """Whether the ``no``/``nope``/``nah`` at ``i`` answers the question rather than negating.
+
+    "No, it adds up", "No it adds up", "nope." are interjections; "no gradient flows" and
+    "there is no graph" are cues.
+    """
+    word = stream.surf[i]
+    if word in ("nope", "nah"):
+        return True
+    if word != "no":
+        return False
+    at_start = i == 0 or stream.sent[i - 1] != stream.sent[i] or stream.brk[i]
+    if not at_start:
+        return False
+    nxt = i + 1
+    if nxt >= len(stream) or stream.sent[nxt] != stream.sent[i] or stream.brk[nxt]:
+        return True
+    return stream.surf[nxt] in _INTERJECTION_FOLLOWERS or stream.kind[nxt] != WORD
+
+
+@dataclass(slots=True)
+class Negation:
+    """Negation and condition marks over a token stream.
+
+    Attributes:
+        cover: token index -> start indices of the cues whose scope covers it.
+        cue_start: token index -> start index of the cue phrase it belongs to.
+        conditional: indices of tokens inside a conditional clause.
+        hedged: the answer contains a hedge ("maybe", "not sure", "I think").
+    """
+
+    cover: dict[int, list[int]] = field(default_factory=dict)
+    cue_start: dict[int, int] = field(default_factory=dict)
+    conditional: set[int] = field(default_factory=set)
+    hedged: bool = False
+
+    def negated(self, tokens: tuple[int, ...]) -> bool:
+        """Whether any of ``tokens`` is negated an odd number of times.
+
+        Args:
+            tokens: the tokens a pattern matched (not the words a gap skipped). A cue that is
+                itself one of them is spelled by the pattern (``no longer a leaf``) and is not
+                counted; a cue the pattern skipped over ("grads do *not* add up") is.
+        """
+        cover = self.cover
+        if not cover:
+            return False
+        for t in tokens:
+            cues = cover.get(t)
+            if cues and sum(1 for c in cues if c not in tokens) % 2 == 1:
+                return True
+        return False
+
+
+def _phrase_at(surf: list[str], sent: list[int], i: int, phrase: tuple[str, ...]) -> bool:
+    n = len(phrase)
+    if i + n > len(surf):
+        return False
+    for k in range(1, n):
+        if surf[i + k] != phrase[k]:
+            return False
+    return sent[i + n - 1] == sent[i]
+
+
+_TRIGGERS: Final = frozenset(
+    {p[0] for group in (PSEUDO, POST_CUES, ABSENCE_CUES, CLAUSAL_CUES, PHRASE_CUES) for p in group}
+    | SINGLE_CUES
+    | CONDITIONALS
+    | HEDGES
+    | {"without", "none", "null", "nah", "nope"}
+)
+"""Every word that can start a cue, a pseudo negation, a hedge or a condition: any other
+token is skipped with one set lookup."""
+
+
+def _by_pair(
+    phrases: tuple[tuple[str, ...], ...],
+) -> dict[tuple[str, str], tuple[tuple[str, ...], ...]]:
+    """Index phrases by their first two words, longest first."""
+    out: dict[tuple[str, str], list[tuple[str, ...]]] = {}
+    for phrase in phrases:
+        out.setdefault((phrase[0], phrase[1]), []).append(phrase)
+    return {k: tuple(sorted(ps, key=len, reverse=True)) for k, ps in out.items()}
+
+
+_PAIRS: Final = {
+    name: _by_pair(phrases)
+    for name, phrases in (
+        ("pseudo", PSEUDO),
+        ("post", POST_CUES),
+        ("absence", ABSENCE_CUES),
+        ("clausal", CLAUSAL_CUES),
+        ("phrase", PHRASE_CUES),
+    )
+}
+_ANY_PAIR: Final = frozenset(key for index in _PAIRS.values() for key in index)
+
+
+def _first(
+    index: dict[tuple[str, str], tuple[tuple[str, ...], ...]],
+    pair: tuple[str, str] | None,
+    surf: list[str],
+    sent: list[int],
+    i: int,
+) -> tuple[str, ...] | None:
+    if pair is None:
+        return None
+    for phrase in index.get(pair, ()):
+        if len(phrase) == 2 or _phrase_at(surf, sent, i, phrase):
+            return phrase if sent[i + 1] == sent[i] else None
+    return None
+
+
+def _clause_start(stream: TokenStream, i: int) -> bool:
+    return (
+        i == 0
+        or stream.sent[i - 1] != stream.sent[i]
+        or stream.brk[i]
+        or stream.surf[i - 1] in ("and", "but", "so", "because", "since", "then")
+    )
+
+
+def _ends_scope(stream: TokenStream, j: int, first: int, content: bool, clausal: bool) -> bool:
+    """Whether token ``j`` is past the end of a scope that began at ``first``."""
+    surf = stream.surf
+    if stream.sent[j] != stream.sent[first] or stream.brk[j]:
+        return True
+    word = surf[j]
+    if stream.kind[j] != WORD:
+        return False
+    if word in TERMINATORS:
+        return True
+    if content and word in SUBJECTS:
+        return True
+    if content and not clausal and word in DETERMINERS:
+        return True
+    if word == "and" and j + 1 < len(surf) and stream.sent[j + 1] == stream.sent[j]:
+        nxt = surf[j + 1]
+        if nxt in SUBJECTS or nxt in TERMINATORS or nxt in ("just", "also", "actually"):
+            return True
+        if (
+            len(nxt) > 3
+            and nxt not in FUNCTION_WORDS
+            and (nxt.endswith("s") or nxt.endswith("ed"))
+            and not nxt.endswith("ss")
+        ):
+            return True
+    return False
+
+
+def _forward(
+    stream: TokenStream, start: int, window: int, clausal: bool, stop_at_cue: bool
+) -> list[int]:
+    """Token indices covered by a scope that starts at ``start``."""
+    out: list[int] = []
+    content = False
+    j = start
+    n = len(stream)
+    while j < n and len(out) < window:
+        if _ends_scope(stream, j, start, content, clausal):
+            break
+        word = stream.surf[j]
+        if stop_at_cue and j > start and stream.kind[j] == WORD and word in SINGLE_CUES:
+            break
+        out.append(j)
+        if word not in FUNCTION_WORDS:
+            content = True
+        j += 1
+    return out
+
+
+def _backward(stream: TokenStream, end: int) -> list[int]:
+    """Token indices from the start of the clause containing ``end`` up to ``end - 1``."""
+    out: list[int] = []
+    j = end - 1
+    while j >= 0 and len(out) < POST_WINDOW and stream.sent[j] == stream.sent[end]:
+        out.append(j)
+        if stream.brk[j] or (stream.kind[j] == WORD and stream.surf[j] in TERMINATORS):
+            break
+        j -= 1
+    return out
+
+
+def scope(stream: TokenStream) -> Negation:
+    """Find every negation cue, its scope, and every conditional clause.
+
+    Args:
+        stream: the segmented answer.
+
+    Returns:
+        The marks; empty (and cheap) when the answer has no cue.
+    """
+    result = Negation()
+    surf, sent, kind = stream.surf, stream.sent, stream.kind
+    n = len(surf)
+    cover = result.cover
+    triggers = _TRIGGERS
+    candidates = [i for i, w in enumerate(surf) if w in triggers]
+    if not candidates:
+        return result
+    i = 0
+    for at in candidates:
+        if at < i:
+            continue  # consumed by an earlier cue phrase
+        i = at
+        word = surf[i]
+        if kind[i] != WORD and word not in ("=", "=="):
+            continue
+        if word in HEDGES:
+            result.hedged = True
+        pair = (word, surf[i + 1]) if i + 1 < n else None
+        if pair is not None and pair not in _ANY_PAIR:
+            pair = None
+        pseudo = _first(_PAIRS["pseudo"], pair, surf, sent, i)
+        if pseudo is not None:
+            if pseudo[1] in ("sure", "certain", "idea"):
+                result.hedged = True
+            i += len(pseudo)
+            continue
+        if word in ("not",) and i + 2 < n and surf[i + 1] in _ONLY and surf[i + 2] in _AUX:
+            i += 2  # "not only does it add..." is emphasis, not negation
+            continue
+        if word in ("no", "nope", "nah") and is_interjection(stream, i):
+            i += 1
+            continue
+        if word in CONDITIONALS or (word == "without" and _clause_start(stream, i)):
+            for t in _forward(stream, i + 1, CLAUSAL_WINDOW, False, False):
+                result.conditional.add(t)
+            if word in CONDITIONALS:
+                i += 1
+                continue
+            # a clause-initial "without" states a condition, not a denial
+            result.conditional.add(i)
+            i += 1
+            continue
+        if word in ("none", "null") and i and kind[i - 1] != WORD and not stream.brk[i]:
+            # "grad_fn None", "x.grad None": a code name followed by None states its absence
+            result.cue_start[i] = i
+            cover.setdefault(i - 1, []).append(i)
+            i += 1
+            continue
+        post = None
+        if pair is not None:
+            post = next((p for p in _PAIRS["post"].get(pair, ()) if _post_at(stream, i, p)), None)
+        absence = _first(_PAIRS["absence"], pair, surf, sent, i)
+        post = post or absence
+        if post is not None:
+            covered = _backward(stream, i)
+            needs_meta = absence is None and post[-1] in ("false", "untrue", "wrong", "incorrect")
+            if covered and (not needs_meta or any(surf[t] in _META for t in covered)):
+                for t in range(i, i + len(post)):
+                    result.cue_start[t] = i
+                for t in covered:
+                    cover.setdefault(t, []).append(i)
+                i += len(post)
+                continue
+        clausal = _first(_PAIRS["clausal"], pair, surf, sent, i)
+        if clausal is not None:
+            after = i + len(clausal)
+            covered = _forward(stream, after, CLAUSAL_WINDOW, True, False)
+            for t in range(i, after):
+                result.cue_start[t] = i
+            if covered:
+                for t in covered:
+                    cover.setdefault(t, []).append(i)
+            elif clausal in (("not", "true"), ("not", "the", "case")):
+                for t in _backward(stream, i):
+                    cover.setdefault(t, []).append(i)
+            i = after
+            continue
+        cue = _first(_PAIRS["phrase"], pair, surf, sent, i)
+        length = len(cue) if cue is not None else (1 if word in SINGLE_CUES else 0)
+        if length:
+            after = i + length
+            for t in range(i, after):
+                result.cue_start[t] = i
+            for t in _forward(stream, after, WINDOW, False, True):
+                cover.setdefault(t, []).append(i)
+            i = after
+            continue
+        i += 1
+    return result
+
+
+def _post_at(stream: TokenStream, i: int, phrase: tuple[str, ...]) -> bool:
+    """A post cue at ``i`` that ends its clause (nothing but a terminator follows)."""
+    if not _phrase_at(stream.surf, stream.sent, i, phrase):
+        return False
+    after = i + len(phrase)
+    return (
+        after >= len(stream)
+        or stream.sent[after] != stream.sent[i]
+        or stream.brk[after]
+        or stream.surf[after] in TERMINATORS
+    )

@@ -1,0 +1,192 @@
+"""Normalisation: turn raw learner text into one canonical lower-case form.
+
+Steps, in order (each is a well-known convention, not an invention of ours):
+
+1. Unicode NFKC (UAX #15) folds full-width letters, ligatures and the ellipsis character.
+2. Curly quotes and primes become ASCII quotes; em/en dashes become a spaced ``-`` (a
+   clause break); the minus sign and ``×``/``÷`` become ``-``, ``*``, ``/``; zero-width and
+   control characters go.
+3. Discord mentions (``<@123>``, ``<#1>``, ``<@&2>``, ``@everyone``, ``@here``), custom
+   emoji and URLs are removed: they are never graded and never echoed.
+4. Code fences and inline backticks are removed, keeping the code (one statement per line).
+5. Markdown emphasis (``**b**``, ``*i*``, ``_i_``, ``||spoiler||``) keeps its text;
+   ``~~struck~~`` text is dropped (the learner retracted it); heading, quote and bullet
+   markers at line starts go.
+6. Lower-casing.
+
+English contractions are expanded per word by :func:`expand_contractions`, which the
+tokenizer applies to each whitespace-separated chunk and caches (``doesn't`` -> ``does
+not``, ``won't`` -> ``will not``, ``can't`` -> ``can not``, also without the apostrophe:
+``doesnt``; ``it's``/``that's`` -> ``it is``/``that is``; any other ``'s``, a possessive, is
+dropped). Doing it per chunk rather than over the whole text keeps it off the hot path:
+learners reuse a small vocabulary, so almost every chunk is a cache hit.
+
+Each whole-text step runs only when its trigger character occurs, and the character table
+only for non-ASCII text, so a plain ASCII answer costs a few microseconds.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+MAX_NORMALIZED_CHARS = 16_000
+"""NFKC can expand a character up to 18-fold; the normalised text is cut at 16,000 characters
+(4x the 4,000-character answer limit) so grading time stays bounded."""
+
+_REPLACEMENTS: dict[str, str] = {
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u201a": "'",
+    "\u201b": "'",
+    "\u02bc": "'",
+    "\u2032": "'",
+    "\u00b4": "'",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u201e": '"',
+    "\u2033": '"',
+    "\u00ab": '"',
+    "\u00bb": '"',
+    "\u2014": " - ",
+    "\u2013": " - ",
+    "\u2015": " - ",
+    "\u2012": " - ",
+    "\u2212": "-",
+    "\u00d7": "*",
+    "\u00f7": "/",
+    "\u2192": " -> ",
+    "\u200b": "",
+    "\u200c": "",
+    "\u200d": "",
+    "\u2060": "",
+    "\ufeff": "",
+    "\u00ad": "",
+    "\u2028": "\n",
+    "\u2029": "\n",
+}
+_NON_ASCII_SPECIAL = re.compile("[" + "".join(c for c in _REPLACEMENTS if not c.isascii()) + "]")
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_MENTION = re.compile(r"<(?:@[!&]?|#)\d+>|<a?:\w+:\d+>|@(?:everyone|here)\b|https?://\S+")
+_FENCE = re.compile(r"```[\w+\-]*")
+_STRUCK = re.compile(r"~~.+?~~", re.DOTALL)
+_BOLD = re.compile(r"(\*\*|__|\|\|)(?=\S)(.+?)(?<=\S)\1", re.DOTALL)
+# Both start with their literal marker so the regex engine can skip ahead to it.
+_ITALIC_STAR = re.compile(r"\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])")
+_ITALIC_UNDERSCORE = re.compile(r"_(?=[^\s_])([^_\n]+?)(?<=[^\s_])_(?![\w(])")
+_LINE_MARKERS = re.compile(r"(?m)^[ ]*(?:#{1,6}[ ]+|>+[ ]?|[-*+][ ]+)")
+
+_NT_SPECIAL = {"wo": "will", "ca": "can", "sha": "shall", "ai": "is"}
+_NT_BARE = {
+    "dont": "do not",
+    "doesnt": "does not",
+    "didnt": "did not",
+    "isnt": "is not",
+    "arent": "are not",
+    "wasnt": "was not",
+    "werent": "were not",
+    "wont": "will not",
+    "cant": "can not",
+    "cannot": "can not",
+    "couldnt": "could not",
+    "shouldnt": "should not",
+    "wouldnt": "would not",
+    "hasnt": "has not",
+    "havent": "have not",
+    "hadnt": "had not",
+    "mustnt": "must not",
+    "neednt": "need not",
+    "aint": "is not",
+    "dunno": "do not know",
+    "thats": "that is",
+    "whats": "what is",
+    "theres": "there is",
+    "im": "i am",
+    "ive": "i have",
+    "youre": "you are",
+    "theyre": "they are",
+}
+_PRONOUN_IS = frozenset(
+    {"it", "that", "there", "what", "here", "he", "she", "who", "where", "how", "this"}
+)
+_CONTRACTION = re.compile(r"\b(\w+)n't\b|\b(\w+)'(s|re|ve|ll|m|d)\b")
+_OTHER_APOSTROPHE = re.compile(r"(?<!\w)'|'(?!\w)")
+
+
+def _expand(match: re.Match[str]) -> str:
+    stem_nt, stem_suffix, suffix = match.groups()
+    if stem_nt is not None:
+        return _NT_SPECIAL.get(stem_nt, stem_nt) + " not"
+    if suffix == "s":
+        if stem_suffix == "let":
+            return "let us"
+        return f"{stem_suffix} is" if stem_suffix in _PRONOUN_IS else stem_suffix
+    full = {"re": "are", "ve": "have", "ll": "will", "m": "am", "d": "would"}[suffix]
+    return f"{stem_suffix} {full}"
+
+
+def _unemphasise(match: re.Match[str]) -> str:
+    """Keep the text of ``*it*`` / ``_it_``, but not inside words or code (``zero_grad_``)."""
+    start = match.start()
+    before = match.string[start - 1] if start else " "
+    if before.isalnum() or before in "_.*":
+        return match.group(0)
+    return match.group(1)
+
+
+def expand_contractions(chunk: str) -> str:
+    """Expand English contractions in one lower-case, whitespace-free chunk.
+
+    Args:
+        chunk: e.g. ``"doesn't,"`` or ``"x's"``.
+
+    Returns:
+        ``"does not,"``, ``"x"``; apostrophes that are not part of a contraction (quotes)
+        become spaces. Bare forms without the apostrophe (``doesnt``, ``thats``) are
+        expanded too.
+    """
+    core = chunk.strip('.,;:!?)("')
+    bare = _NT_BARE.get(core)
+    if bare is not None:
+        return chunk.replace(core, bare, 1)
+    if "'" not in chunk:
+        return chunk
+    return _OTHER_APOSTROPHE.sub(" ", _CONTRACTION.sub(_expand, chunk))
+
+
+def normalize(text: str) -> str:
+    """Canonical form of a learner's answer, ready for the tokenizer.
+
+    Args:
+        text: raw learner text (any Unicode; the caller enforces the 4,000-character limit).
+
+    Returns:
+        Lower-case text with the steps in this module's docstring applied, at most
+        :data:`MAX_NORMALIZED_CHARS` characters. Newlines are kept (they end sentences);
+        contractions are left to :func:`expand_contractions`.
+    """
+    if text.isascii():
+        out = text
+    else:
+        out = unicodedata.normalize("NFKC", text)
+        out = _NON_ASCII_SPECIAL.sub(lambda m: _REPLACEMENTS[m.group()], out)
+    if "\r" in out:
+        out = out.replace("\r", "\n")
+    if not out.isprintable():
+        out = _CONTROL.sub(" ", out.replace("\t", " "))
+    if "<" in out or "@" in out or "http" in out:
+        out = _MENTION.sub(" ", out)
+    if "`" in out:
+        out = _FENCE.sub("\n", out).replace("`", "")
+    if "~~" in out:
+        out = _STRUCK.sub(" ", out)
+    if "**" in out or "__" in out or "||" in out:
+        out = _BOLD.sub(r"\2", out)
+    if "*" in out:
+        out = _ITALIC_STAR.sub(_unemphasise, out)
+    if "_" in out:
+        out = _ITALIC_UNDERSCORE.sub(_unemphasise, out)
+    if "\n" in out or out[:1] in ("#", ">", "-", "*", "+", " "):
+        out = _LINE_MARKERS.sub("", out)
+    return out.lower()[:MAX_NORMALIZED_CHARS]

@@ -1,0 +1,163 @@
+"""Rubric testing: grade every item's marked ``samples`` and report how the rubric fares.
+
+This is OU pmatch's "test this question" tool for our rubrics (issue 4): per item and
+overall, the share of samples graded with their mark, *false accepts* (graded above the
+mark: an incorrect answer graded partial or correct, a partial graded correct), *false
+rejects* (graded below), the incorrect samples graded correct (the worst error), and the
+concepts and misconceptions that never fire on any sample (dead or untested patterns).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bot.content.models import Item, Label
+from bot.grading.grader import compile_item, grade_compiled
+from bot.grading.models import Response
+
+MIN_ACCURACY: Final = 0.95
+"""CI gate: at least 95% of all samples graded with their mark (issue 4)."""
+
+_RANK: Final = {Label.INCORRECT: 0, Label.PARTIAL: 1, Label.CORRECT: 2}
+
+
+class SampleOutcome(BaseModel):
+    """One marked sample and how it was graded."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int = Field(description="0-based position in the item's samples")
+    expected: Label
+    got: Label
+    score: float
+    confidence: float
+    verdict: bool | None
+    text: str
+
+    @property
+    def ok(self) -> bool:
+        """Graded with its mark."""
+        return self.expected is self.got
+
+    @property
+    def false_accept(self) -> bool:
+        """Graded above its mark."""
+        return _RANK[self.got] > _RANK[self.expected]
+
+    @property
+    def false_reject(self) -> bool:
+        """Graded below its mark."""
+        return _RANK[self.got] < _RANK[self.expected]
+
+
+class ItemReport(BaseModel):
+    """How one item's samples were graded."""
+
+    model_config = ConfigDict(frozen=True)
+
+    item_id: str
+    outcomes: list[SampleOutcome]
+    silent_concepts: list[str] = Field(description="concepts credited on no sample")
+    silent_misconceptions: list[str] = Field(description="misconceptions found on no sample")
+
+    @property
+    def total(self) -> int:
+        """Samples graded."""
+        return len(self.outcomes)
+
+    @property
+    def agreed(self) -> int:
+        """Samples graded with their mark."""
+        return sum(o.ok for o in self.outcomes)
+
+    @property
+    def false_accepts(self) -> int:
+        """Samples graded above their mark."""
+        return sum(o.false_accept for o in self.outcomes)
+
+    @property
+    def false_rejects(self) -> int:
+        """Samples graded below their mark."""
+        return sum(o.false_reject for o in self.outcomes)
+
+    @property
+    def incorrect_as_correct(self) -> int:
+        """Samples marked incorrect but graded correct."""
+        return sum(o.expected is Label.INCORRECT and o.got is Label.CORRECT for o in self.outcomes)
+
+
+class SampleReport(BaseModel):
+    """Every item's report, with the totals the CI gate checks."""
+
+    model_config = ConfigDict(frozen=True)
+
+    items: list[ItemReport]
+
+    @property
+    def total(self) -> int:
+        """Samples graded."""
+        return sum(r.total for r in self.items)
+
+    @property
+    def accuracy(self) -> float:
+        """Share of samples graded with their mark (1.0 when there are none)."""
+        total = self.total
+        return sum(r.agreed for r in self.items) / total if total else 1.0
+
+    @property
+    def incorrect_as_correct(self) -> int:
+        """Samples marked incorrect but graded correct, over all items."""
+        return sum(r.incorrect_as_correct for r in self.items)
+
+    def passes(self, min_accuracy: float = MIN_ACCURACY) -> bool:
+        """The CI gate: accuracy at least ``min_accuracy`` and no incorrect graded correct."""
+        return self.accuracy >= min_accuracy and self.incorrect_as_correct == 0
+
+
+def evaluate_samples(items: Iterable[Item]) -> SampleReport:
+    """Grade every sample of every item.
+
+    Args:
+        items: the items to test (e.g. a :class:`bot.content.loader.Bank`).
+
+    Returns:
+        The report, items in the order given.
+    """
+    reports: list[ItemReport] = []
+    for item in items:
+        compiled = compile_item(item)
+        outcomes: list[SampleOutcome] = []
+        fired_concepts: set[str] = set()
+        fired_misconceptions: set[str] = set()
+        for index, sample in enumerate(item.samples):
+            result = grade_compiled(
+                compiled, Response(item_id=item.id, verdict=sample.verdict, text=sample.text)
+            )
+            fired_concepts.update(result.concepts_hit)
+            fired_misconceptions.update(result.misconceptions)
+            outcomes.append(
+                SampleOutcome(
+                    index=index,
+                    expected=sample.label,
+                    got=result.label,
+                    score=result.score,
+                    confidence=result.confidence,
+                    verdict=sample.verdict,
+                    text=sample.text,
+                )
+            )
+        rubric = item.rubric
+        reports.append(
+            ItemReport(
+                item_id=item.id,
+                outcomes=outcomes,
+                silent_concepts=[c.id for c in rubric.concepts if c.id not in fired_concepts],
+                silent_misconceptions=[
+                    m.id for m in rubric.misconceptions if m.id not in fired_misconceptions
+                ],
+            )
+        )
+    return SampleReport(items=reports)

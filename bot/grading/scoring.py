@@ -1,0 +1,325 @@
+"""Scoring: from rule matches to a score, a three-way label and a confidence.
+
+The rules follow docs/MARKING.md (the labelling standard we are measured against); the
+numbers are ours and are documented, with the reasoning, in docs/GRADING.md.
+
+Credit. When the rubric marks ``required`` concepts, they carry 75% of the reasoning credit
+and the others 25%, each group shared by weight; otherwise the credit is the share of the
+concept weight hit. For true/false items the verdict carries 40% of the score and the
+reasoning 60%. Misconception penalties are subtracted and caps applied after that. The
+rubric's *key* concepts (contradicting one makes an answer incorrect) are the required
+ones, or those of the highest weight when none is required.
+
+Label, first rule that applies:
+
+1. incorrect: a wrong verdict (true/false, or the yes/no of a yes/no question); wrong
+   arithmetic without the required concepts; a key concept stated with the opposite polarity
+   ("right words, opposite claim"); a misconception whose cap falls in the incorrect band;
+   a keyword list instead of reasoning (docs/MARKING.md lists it under incorrect, whatever
+   the verdict: appending keywords to a verdict must not pay); nothing relevant at all.
+2. correct: every required concept credited (without required concepts: 60% of the
+   concept weight), no concept contradicted, no misconception, no keyword stuffing, no wrong
+   arithmetic, and the verdict right (or absent).
+3. partial: a right verdict, or any concept credited (stuffing credits none); else incorrect.
+
+The score is then kept inside its label's band (incorrect < 0.4 <= partial < 0.75 <=
+correct), so score and label never disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from bot.content.models import Label
+from bot.grading.matching import FUZZY, RuleHits, Span
+from bot.grading.negation import FUNCTION_WORDS
+from bot.grading.sentences import TokenStream
+from bot.grading.tokens import CODE, NUM, OP, WORD
+
+VERDICT_SHARE: Final = 0.4
+"""Share of a true/false score earned by the right verdict (so a bare right verdict is
+partial, docs/MARKING.md)."""
+
+KEY_SHARE: Final = 0.75
+"""Share of the reasoning credit carried by the required concepts, when there are any."""
+
+OPEN_CREDIT_MIN: Final = 0.6
+"""Without required concepts, the share of the concept weight a correct answer needs."""
+
+CORRECT_MIN: Final = 0.75
+"""Lowest score of a correct answer."""
+
+PARTIAL_MIN: Final = 0.4
+"""Lowest score of a partial answer; a misconception cap below this makes an answer wrong."""
+
+_INCORRECT_MAX: Final = 0.39
+_PARTIAL_MAX: Final = 0.74
+
+STUFFING_MIN_WORDS: Final = 4
+STUFFING_MAX_FUNCTION_SHARE: Final = 0.1
+STUFFING_MIN_DOMAIN_SHARE: Final = 0.7
+"""A keyword list: at least 4 words, under 10% function words, at least 70% (and at least 4)
+domain words, and no operator or number (code such as ``x.grad = 8`` states something).
+Ordinary English prose is 40-50% function words; a terse but real answer ("grads
+accumulate, zero_grad resets them") still has some, or has fewer domain words."""
+
+Status = Literal["hit", "missing", "contradicted"]
+
+
+@dataclass(frozen=True, slots=True)
+class ConceptOutcome:
+    """How one concept fared in an answer.
+
+    Attributes:
+        id: the concept id.
+        weight: its rubric weight.
+        key: whether it is a key concept (required, or of the highest weight when none is
+            required): contradicting a key concept makes an answer incorrect.
+        status: ``hit`` (credited), ``contradicted`` (only stated with the opposite
+            polarity) or ``missing``.
+        fuzzy_only: every crediting match relied on typo tolerance.
+        mixed: stated both ways (credited, with a contradicting statement too).
+    """
+
+    id: str
+    weight: float
+    key: bool
+    status: Status
+    fuzzy_only: bool = False
+    mixed: bool = False
+    required: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MisconceptionOutcome:
+    """A misconception found in an answer (penalty and cap as in the rubric)."""
+
+    id: str
+    penalty: float | None
+    cap: float | None
+    fuzzy_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    """Score, label and confidence of one answer."""
+
+    score: float
+    label: Label
+    confidence: float
+
+
+def _fuzzy_only(spans: list[Span]) -> bool:
+    return bool(spans) and all(span[2] & FUZZY for span in spans)
+
+
+def concept_outcome(
+    concept_id: str,
+    weight: float,
+    key: bool,
+    polarity: Literal["affirm", "deny"],
+    hits: RuleHits,
+    required: bool = False,
+) -> ConceptOutcome:
+    """Classify a concept's matches.
+
+    An ``affirm`` concept is credited by a match outside negation, or inside a conditional
+    clause ("unless you zero them" mentions zeroing as what is needed); a ``deny`` concept
+    by a match inside negation. A concept is *contradicted* only when every match has the
+    opposite polarity: one true statement is enough to credit it.
+    """
+    if polarity == "affirm":
+        credit = hits.affirmed + hits.conditional
+        against = hits.negated
+    else:
+        credit = hits.negated
+        against = hits.affirmed
+    if credit:
+        return ConceptOutcome(
+            concept_id,
+            weight,
+            key,
+            "hit",
+            _fuzzy_only(credit),
+            mixed=bool(against),
+            required=required,
+        )
+    if against:
+        return ConceptOutcome(concept_id, weight, key, "contradicted", required=required)
+    return ConceptOutcome(concept_id, weight, key, "missing", required=required)
+
+
+def misconception_found(polarity: Literal["affirm", "deny"], hits: RuleHits) -> list[Span]:
+    """Spans stating the misconception (a conditional clause states no belief)."""
+    return hits.affirmed if polarity == "affirm" else hits.negated
+
+
+def is_keyword_stuffing(
+    stream: TokenStream, start: int, matched: set[int], domain: frozenset[str]
+) -> bool:
+    """Whether the reasoning (tokens from ``start``) is a bag of keywords, not a claim.
+
+    Args:
+        stream: the segmented answer.
+        start: first token after the verdict phrase.
+        matched: indices of tokens matched by any of the item's rubric atoms.
+        domain: stems of domain words (:func:`bot.grading.synonyms.domain_stems`).
+    """
+    from bot.grading.lexicon import stem
+
+    kinds = stream.kind[start:]
+    if len(kinds) < STUFFING_MIN_WORDS or OP in kinds or NUM in kinds:
+        return False  # too short, or an operator or a number: a statement ("x.grad = 8")
+    function_words = FUNCTION_WORDS
+    if sum(1 for w in stream.surf[start:] if w in function_words) >= (
+        STUFFING_MAX_FUNCTION_SHARE * len(kinds)
+    ):
+        return False
+    words = 0
+    function = 0
+    domain_words = 0
+    for i in range(start, len(stream)):
+        kind = stream.kind[i]
+        if kind not in (WORD, CODE):
+            return False  # an operator or a number: a statement such as "x.grad = 8"
+        words += 1
+        surf = stream.surf[i]
+        if kind == WORD and surf in FUNCTION_WORDS:
+            function += 1
+        elif kind == CODE or i in matched or stem(surf) in domain:
+            domain_words += 1
+    return (
+        words >= STUFFING_MIN_WORDS
+        and function < STUFFING_MAX_FUNCTION_SHARE * words
+        and domain_words >= STUFFING_MIN_WORDS
+        and domain_words >= STUFFING_MIN_DOMAIN_SHARE * words
+    )
+
+
+def _credit(concepts: list[ConceptOutcome]) -> float:
+    """Reasoning credit in [0, 1]: required concepts carry 75% when there are any."""
+    if not any(c.required for c in concepts):
+        total = sum(c.weight for c in concepts)
+        return sum(c.weight for c in concepts if c.status == "hit") / total if total else 0.0
+    key_total = sum(c.weight for c in concepts if c.required)
+    other_total = sum(c.weight for c in concepts if not c.required)
+    key_hit = sum(c.weight for c in concepts if c.required and c.status == "hit")
+    other_hit = sum(c.weight for c in concepts if not c.required and c.status == "hit")
+    key_part = key_hit / key_total
+    if not other_total:
+        return key_part
+    return KEY_SHARE * key_part + (1 - KEY_SHARE) * other_hit / other_total
+
+
+def assess(
+    *,
+    true_false: bool,
+    verdict_correct: bool | None,
+    verdict_conflict: bool,
+    concepts: list[ConceptOutcome],
+    misconceptions: list[MisconceptionOutcome],
+    stuffing: bool,
+    hedged: bool,
+    arithmetic_error: bool = False,
+) -> Assessment:
+    """Score, label and confidence from the outcomes of one answer.
+
+    Args:
+        true_false: the item is a true/false item.
+        verdict_correct: the verdict graded matches the key (None: no verdict, or not a
+            true/false item).
+        verdict_conflict: the button and the text state different verdicts.
+        concepts: every concept's outcome, in rubric order.
+        misconceptions: the misconceptions found.
+        stuffing: the reasoning is a keyword list (its concepts earn no credit).
+        hedged: the answer hedges ("maybe", "not sure").
+        arithmetic_error: the answer states a wrong computation (``4 + 4 = 9``): "a stated
+            sum that is wrong counts as wrong" (issue 4), so the answer is incorrect unless
+            its required concepts are all there (then partial at best).
+
+    Returns:
+        The assessment; ``score`` and ``confidence`` are in [0, 1], rounded to 3 decimals.
+    """
+    credited = [] if stuffing else [c for c in concepts if c.status == "hit"]
+    effective = [
+        c
+        if not stuffing or c.status != "hit"
+        else ConceptOutcome(c.id, c.weight, c.key, "missing", required=c.required)
+        for c in concepts
+    ]
+    credit = _credit(effective)
+    raw = VERDICT_SHARE * (verdict_correct is True) + (1 - VERDICT_SHARE) * credit
+    if not true_false:
+        raw = credit
+    for m in misconceptions:
+        if m.penalty is not None:
+            raw -= m.penalty
+        if m.cap is not None:
+            raw = min(raw, m.cap)
+    raw = min(1.0, max(0.0, raw))
+
+    contradicted = [c for c in concepts if c.status == "contradicted"]
+    wrong_cap = any(m.cap is not None and m.cap < PARTIAL_MIN for m in misconceptions)
+    required = [c for c in effective if c.required]
+    reasoning_complete = (
+        all(c.status == "hit" for c in required) if required else credit >= OPEN_CREDIT_MIN
+    )
+    blocking = (
+        verdict_correct is False
+        or (arithmetic_error and not (required and reasoning_complete))
+        or any(c.key for c in contradicted)
+        or wrong_cap
+        or stuffing
+        or (not credited and not misconceptions and not contradicted and not verdict_correct)
+    )
+    if blocking:
+        label = Label.INCORRECT
+    elif (
+        reasoning_complete
+        and not contradicted
+        and not misconceptions
+        and not stuffing
+        and not arithmetic_error
+        and verdict_correct is not False
+    ):
+        label = Label.CORRECT
+    elif verdict_correct or credited:
+        label = Label.PARTIAL
+    else:
+        label = Label.INCORRECT
+
+    if label is Label.CORRECT:
+        score = max(raw, CORRECT_MIN)
+        margin = raw - CORRECT_MIN
+    elif label is Label.PARTIAL:
+        score = min(max(raw, PARTIAL_MIN), _PARTIAL_MAX)
+        margin = min(raw - PARTIAL_MIN, CORRECT_MIN - raw)
+    else:
+        score = min(raw, _INCORRECT_MAX)
+        margin = 1.0 if blocking else PARTIAL_MIN - raw
+
+    confidence = 1.0
+    if 0 <= margin < 0.1:
+        confidence -= 0.25 * (1 - margin / 0.1)
+    elif margin < 0:  # label decided by a rule against the score
+        confidence -= 0.2
+    if any(c.fuzzy_only for c in credited) or any(m.fuzzy_only for m in misconceptions):
+        confidence -= 0.2
+    if any(c.fuzzy_only and c.key for c in credited):
+        confidence -= 0.1
+    if verdict_conflict:
+        confidence -= 0.3
+    if true_false and verdict_correct is None:
+        confidence -= 0.25
+    if any(c.mixed for c in credited):
+        confidence -= 0.15
+    if misconceptions and any(c.key for c in credited):
+        confidence -= 0.15
+    if stuffing:
+        confidence -= 0.2
+    if hedged:
+        confidence -= 0.1
+    if arithmetic_error:
+        confidence -= 0.1
+    return Assessment(round(score, 3), label, round(min(1.0, max(0.05, confidence)), 3))

@@ -1,0 +1,152 @@
+"""`tutor grade --jsonl` (the contract for tools) and `tutor content test` (the rubric gate)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.cli.grade import grade_lines
+from bot.grading import Grader
+from tests.grading.conftest import PACK
+
+BROKEN_RUBRIC = """\
+pack: fixture
+title: Fixture pack
+items:
+  - id: TF1
+    kind: true_false
+    prompt: A fixture prompt.
+    answer: {verdict: false, text: "False, because of the fixture."}
+    explanation: The fixture explanation.
+    hint: A fixture hint.
+    tags: [fixture]
+    difficulty: 1
+    snippet: |
+      print("fixture")
+    expected_output: |
+      fixture
+    torch_version: 2.13.0
+    rubric:
+      concepts:
+        - id: accumulates
+          description: gradients add up
+          patterns: ["accumulat*"]
+          nudge: What happens to the old gradient?
+        - id: never-fires
+          description: a concept no sample states
+          patterns: ["zebra"]
+          nudge: Zebras?
+      required: [accumulates]
+      misconceptions:
+        - id: overwrites
+          description: believing backward replaces .grad
+          patterns: ["overwrit*"]
+          cap: 0.3
+          feedback: backward adds to .grad; it never replaces it.
+    samples:
+      - {label: correct, verdict: false, text: "False, gradients accumulate."}
+      - {label: correct, verdict: false, text: "False, they accumulate."}
+      - {label: partial, verdict: false, text: "False."}
+      - {label: partial, verdict: false, text: "False, not sure why."}
+      - {label: incorrect, verdict: true, text: "True, it overwrites."}
+      - {label: incorrect, verdict: false, text: "False, gradients accumulate (mark is wrong)."}
+"""
+
+
+def run_jsonl(grader: Grader, lines: list[str]) -> list[dict[str, object]]:
+    out = io.StringIO()
+    grade_lines(grader, io.StringIO("\n".join(lines) + "\n"), out)
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_jsonl_writes_one_result_per_answer_in_order(grader: Grader) -> None:
+    lines = [
+        json.dumps({"item_id": "TF3", "verdict": False, "text": "grads pile up"}),
+        json.dumps({"item_id": "SE2", "verdict": None, "text": "idk"}),
+    ]
+    results = run_jsonl(grader, lines)
+    assert [r["item_id"] for r in results] == ["TF3", "SE2"]
+    assert [r["label"] for r in results] == ["correct", "incorrect"]
+    assert {"score", "confidence", "concepts_hit", "misconceptions", "feedback"} <= set(results[0])
+
+
+def test_jsonl_ignores_extra_fields(grader: Grader) -> None:
+    line = json.dumps({"item_id": "TF3", "verdict": False, "text": "x", "label": "partial"})
+    assert "label" in run_jsonl(grader, [line])[0]
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        ('{"item_id": "TF99", "text": "x"}', "unknown_item"),
+        ("not json", "invalid_json"),
+        ('{"item_id": "TF3"}', "invalid_request"),
+        ('{"item_id": "TF3", "verdict": "maybe", "text": "x"}', "invalid_request"),
+        ("[1, 2]", "invalid_request"),
+        (json.dumps({"item_id": "TF3", "text": "a" * 4001}), "answer_too_long"),
+    ],
+)
+def test_a_bad_line_gives_an_error_object_not_a_crash(
+    grader: Grader, line: str, error: str
+) -> None:
+    good = json.dumps({"item_id": "TF3", "verdict": False, "text": "grads pile up"})
+    results = run_jsonl(grader, [line, good])
+    assert results[0]["error"] == error
+    assert results[0]["line"] == 1
+    assert results[1]["label"] == "correct"
+
+
+def test_blank_lines_are_skipped(grader: Grader) -> None:
+    good = json.dumps({"item_id": "TF3", "verdict": False, "text": "grads pile up"})
+    assert len(run_jsonl(grader, ["", good, "   "])) == 1
+
+
+def test_grade_one_answer_prints_feedback(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(
+        ["grade", "TF3", "--verdict", "false", "--text", "grads add up", "--content", str(PACK)]
+    )
+    out = capsys.readouterr().out
+    assert status == 0
+    assert out.startswith("**Correct**")
+
+
+def test_grade_without_jsonl_or_item_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["grade", "--content", str(PACK)]) == 2
+    assert "--jsonl" in capsys.readouterr().err
+
+
+def test_content_test_passes_on_good_rubrics(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["content", "test", str(PACK)]) == 0
+    assert "overall: " in capsys.readouterr().out
+
+
+def test_content_test_passes_on_the_shipped_bank(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["content", "test"]) == 0
+
+
+def test_content_test_fails_on_an_incorrect_sample_graded_correct(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(BROKEN_RUBRIC, encoding="utf-8")
+    assert main(["content", "test", str(pack)]) == 1
+    captured = capsys.readouterr()
+    assert "INCORRECT GRADED CORRECT" in captured.out
+    assert "FAILED" in captured.err
+
+
+def test_content_test_names_concepts_that_never_fire(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(BROKEN_RUBRIC, encoding="utf-8")
+    main(["content", "test", str(pack)])
+    assert "never-fires" in capsys.readouterr().out
+
+
+def test_content_test_rejects_unknown_item_ids(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["content", "test", str(PACK), "--item", "TF99"]) == 2

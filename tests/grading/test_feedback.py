@@ -1,0 +1,67 @@
+"""Feedback: the one renderer, escaping author text and never echoing the learner."""
+
+from __future__ import annotations
+
+from bot.content.models import Item
+from bot.grading import Grader, render_feedback
+from bot.grading.feedback import STUFFING_CORRECTION, escape_markdown
+from tests.grading.conftest import grade
+
+
+def test_markdown_is_escaped_outside_code_spans() -> None:
+    assert escape_markdown("zero_grad and `x.grad.zero_()`") == "zero\\_grad and `x.grad.zero_()`"
+
+
+def test_mentions_are_defused() -> None:
+    assert "@\u200beveryone" in escape_markdown("ping @everyone")
+
+
+def test_a_right_answer_is_praised_with_its_concepts(grader: Grader, tf3: Item) -> None:
+    result = grade(grader, "TF3", "grads accumulate", verdict=False)
+    text = render_feedback(result, tf3)
+    assert text.startswith("**Correct**")
+    assert "accumulates" in text
+
+
+def test_missing_concepts_come_as_nudges(grader: Grader, tf3: Item) -> None:
+    result = grade(grader, "TF3", "False, you need zero_grad()", verdict=False)
+    assert tf3.rubric.concepts[0].nudge in result.feedback.missing
+
+
+def test_a_misconception_is_named_and_corrected(grader: Grader, tf3: Item) -> None:
+    result = grade(grader, "TF3", "it overwrites .grad", verdict=True)
+    assert tf3.rubric.misconceptions[0].feedback in result.feedback.corrections
+
+
+def test_a_contradicted_concept_is_corrected(grader: Grader, tf3: Item) -> None:
+    result = grade(grader, "TF3", "False, it does not accumulate", verdict=False)
+    assert any("opposite" in line for line in result.feedback.corrections)
+
+
+def test_a_wrong_verdict_is_stated(grader: Grader, tf3: Item) -> None:
+    result = grade(grader, "TF3", "it only keeps the latest", verdict=True)
+    assert result.feedback.verdict == "The statement is false, not true."
+
+
+def test_a_verdict_conflict_is_explained(grader: Grader, tf3: Item) -> None:
+    result = grade(grader, "TF3", "True, it overwrites", verdict=False)
+    assert result.feedback.verdict is not None
+    assert "the button counts" in result.feedback.verdict
+
+
+def test_keyword_stuffing_is_called_out(grader: Grader) -> None:
+    result = grade(grader, "TF3", "accumulate grad backward zero_grad sum", verdict=False)
+    assert STUFFING_CORRECTION in result.feedback.corrections
+
+
+def test_the_learner_text_is_never_echoed(grader: Grader, tf3: Item) -> None:
+    text = "False <@123> **SECRETWORD** grads accumulate @everyone"
+    rendered = render_feedback(grade(grader, "TF3", text, verdict=False), tf3)
+    assert "SECRETWORD" not in rendered.upper()
+    assert "<@123>" not in rendered
+    assert "@everyone" not in rendered
+
+
+def test_the_answer_key_is_shown_when_not_correct(grader: Grader, tf3: Item) -> None:
+    rendered = render_feedback(grade(grader, "TF3", "True", verdict=True), tf3)
+    assert "Answer:" in rendered

@@ -1,0 +1,178 @@
+"""Pattern matching against answers: phrases, gaps, near, code, numbers, typos, synonyms."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.content.patterns import NearPattern, NumberPattern, Pattern, SeqPattern
+from bot.grading.matching import Compiler, Matcher, RuleHits, code_matches, code_parts
+from bot.grading.negation import scope
+from bot.grading.normalize import normalize
+from bot.grading.sentences import segment
+
+
+def hits(pattern: Pattern, text: str, synonyms: dict[str, list[str]] | None = None) -> RuleHits:
+    compiler = Compiler(synonyms or {})
+    rule = compiler.rule("r", "affirm", [pattern])
+    stream = segment(normalize(text))
+    return Matcher(compiler, stream, scope(stream)).rule(rule)
+
+
+def affirmed(pattern: Pattern, text: str) -> bool:
+    return bool(hits(pattern, text).affirmed)
+
+
+@pytest.mark.parametrize(
+    "text", ["it accumulates", "Accumulating!", "accumulated", "acumulates", "accumualtes"]
+)
+def test_a_word_matches_its_forms_and_typos(text: str) -> None:
+    assert affirmed("accumulate", text)
+
+
+def test_a_real_word_is_never_taken_for_a_typo() -> None:
+    assert not affirmed("leaf", "this will lead to an error")
+
+
+def test_a_typo_match_is_flagged_fuzzy() -> None:
+    [span] = hits("accumulate", "it acumulates").affirmed
+    assert span[2] & 1
+
+
+def test_a_prefix_matches_words_that_start_with_it() -> None:
+    assert affirmed("overwrit*", "it got overwritten")
+
+
+def test_an_exact_word_takes_no_typo_and_no_synonym() -> None:
+    assert not affirmed("=accumulate", "acumulates")
+    assert not affirmed("=accumulate", "they pile up")
+    assert affirmed("=accumulate", "accumulates")
+
+
+@pytest.mark.parametrize("text", ["they add up", "they add it all up", "adds them up"])
+def test_a_phrase_allows_a_small_gap(text: str) -> None:
+    assert affirmed("add* up", text)
+
+
+def test_a_phrase_with_a_function_word_keeps_its_order() -> None:
+    assert not affirmed("add* up", "up they add")
+
+
+def test_two_content_words_match_in_either_order() -> None:
+    assert affirmed("sever* path", "the path is severed")
+    assert affirmed("graph freed", "it freed the graph")
+
+
+def test_three_term_phrases_keep_their_order() -> None:
+    assert not affirmed("only the latest gradient", "the gradient latest only")
+
+
+def test_a_phrase_never_crosses_a_sentence_end() -> None:
+    assert not affirmed("add* up", "it adds. up next")
+
+
+def test_an_explicit_gap_is_respected() -> None:
+    assert not affirmed(SeqPattern(seq="add* up", gap=0), "add them up")
+    assert affirmed(SeqPattern(seq="add* up", gap=0), "add up")
+
+
+def test_articles_in_a_pattern_are_optional() -> None:
+    assert affirmed("result of the op", "result of an op")
+
+
+def test_near_matches_in_any_order_within_the_window() -> None:
+    pattern = NearPattern(near=["graph", "free*"], within=4)
+    assert affirmed(pattern, "it frees the whole graph")
+    assert affirmed(pattern, "the graph gets freed")
+
+
+def test_near_fails_beyond_the_window() -> None:
+    pattern = NearPattern(near=["graph", "free*"], within=2)
+    assert not affirmed(pattern, "the graph is kept around in memory until freed")
+
+
+def test_near_never_crosses_a_sentence_end() -> None:
+    assert not affirmed(NearPattern(near=["graph", "free*"], within=6), "the graph. freed")
+
+
+@pytest.mark.parametrize(
+    "text", ["zero_grad()", "optimizer.zero_grad()", "zero grad", "zerograd", "model.zero_grad"]
+)
+def test_zero_grad_meets_its_spellings(text: str) -> None:
+    assert affirmed("`zero_grad()`", text)
+
+
+def test_no_grad_is_not_zero_grad() -> None:
+    assert not affirmed("`zero_grad()`", "torch.no_grad()")
+
+
+def test_a_code_pattern_matches_as_a_suffix() -> None:
+    assert affirmed("`grad.zero_()`", "x.grad.zero_()")
+    assert not affirmed("`x.grad`", "w.grad")
+
+
+def test_an_attribute_pattern_matches_the_bare_word() -> None:
+    assert affirmed("`.grad`", "the grad adds up")
+
+
+def test_code_is_never_matched_fuzzily() -> None:
+    assert not affirmed("`zero_grad()`", "zero_grda()")
+
+
+def test_a_keyword_value_must_agree() -> None:
+    assert affirmed("`retain_graph=True`", "backward(retain_graph=True)")
+    assert not affirmed("`retain_graph=True`", "backward(retain_graph=False)")
+
+
+def test_a_false_value_negates_a_valueless_pattern() -> None:
+    result = hits("`requires_grad`", "it has requires_grad=False")
+    assert result.negated
+    assert not result.affirmed
+
+
+def test_code_parts_and_suffixes() -> None:
+    assert code_parts("x.grad.zero_") == ("x", "grad", "zero_")
+    assert code_matches(("requires_grad",), ("x", "requires_grad=true"))
+    assert not code_matches(("requires_grad=false",), ("requires_grad=true",))
+
+
+def test_a_multi_token_code_pattern_matches_in_sequence() -> None:
+    assert affirmed("`x = x + 1`", "doing x = x + 1 rebinds")
+
+
+def test_a_number_pattern_compares_values() -> None:
+    assert affirmed(NumberPattern(number=8), "it prints tensor([8.])")
+    assert not affirmed(NumberPattern(number=8), "it is 4 + 4 = 9")
+
+
+def test_synonyms_expand_a_rubric_word() -> None:
+    assert affirmed("accumulate", "the grads pile up")
+
+
+def test_item_synonyms_apply() -> None:
+    assert bool(hits("overwrite", "it resets it", {"overwrite": ["reset*"]}).affirmed)
+
+
+def test_rubric_contractions_meet_answer_contractions() -> None:
+    assert affirmed("can't differentiat*", "you cannot differentiate it")
+
+
+def test_negated_matches_are_reported_as_negated() -> None:
+    result = hits("accumulate", "it does not accumulate")
+    assert result.negated
+    assert not result.affirmed
+
+
+def test_a_pattern_that_spells_its_cue_is_affirmed() -> None:
+    assert affirmed("no longer a leaf", "x is no longer a leaf")
+
+
+def test_a_cue_skipped_by_a_gap_still_negates() -> None:
+    assert not affirmed("grads add up", "grads do not add up")
+
+
+def test_matches_inside_a_question_are_ignored() -> None:
+    assert not hits("overwrite", "does it overwrite? no").affirmed
+
+
+def test_matches_in_a_conditional_clause_are_conditional() -> None:
+    assert hits("zero*", "if you don't zero them, they pile up").conditional

@@ -1,0 +1,115 @@
+"""Scoped negation: which words a cue negates, and which cues are not cues at all."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.grading.negation import scope
+from bot.grading.normalize import normalize
+from bot.grading.sentences import segment
+
+
+def negated_words(text: str) -> set[str]:
+    stream = segment(normalize(text))
+    marks = scope(stream)
+    return {stream.surf[i] for i in range(len(stream)) if marks.negated((i,))}
+
+
+def conditional_words(text: str) -> set[str]:
+    stream = segment(normalize(text))
+    return {stream.surf[i] for i in scope(stream).conditional}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "it does not accumulate",
+        "it doesn't accumulate",
+        "it doesnt accumulate",
+        "it won't accumulate",
+        "it can't accumulate",
+        "it cannot accumulate",
+        "it never accumulates",
+        "it no longer accumulates",
+        "it isn't accumulating",
+        "they neither accumulate nor sum",
+        "it overwrites instead of accumulating",
+        "it overwrites rather than accumulating",
+        "it fails to accumulate",
+        "it is not true that it accumulates",
+        "it is not the case that grads accumulate",
+        "the idea that it accumulates is wrong",
+        "accumulating does not happen here",
+        "grads hardly accumulate",
+    ],
+)
+def test_a_cue_negates_the_word_it_scopes(text: str) -> None:
+    assert any(w.startswith("accumulat") for w in negated_words(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "it does not overwrite, it accumulates",
+        "it doesn't overwrite; it accumulates",
+        "not overwritten but accumulated",
+        "it does not reset because it accumulates",
+        "it does not overwrite and accumulates instead",
+        "without zero_grad the grads accumulate",
+        "No, it accumulates",
+        "Nope it accumulates",
+        "not only does it accumulate, it also sums",
+        "no doubt it accumulates",
+        "I'm not sure but it accumulates",
+        "Not true — it accumulates",
+        "it is not true that it does not accumulate",
+        "if you don't zero them they accumulate",
+    ],
+)
+def test_a_scope_ends_before_the_word(text: str) -> None:
+    assert not any(w.startswith("accumulat") for w in negated_words(text))
+
+
+def test_a_cue_inside_a_phrase_negates_the_phrase_words() -> None:
+    assert negated_words("x.grad is not the sum of both") >= {"sum"}
+
+
+def test_a_determiner_after_the_first_content_word_ends_the_scope() -> None:
+    assert "value" not in negated_words("it adds without resetting the old value")
+
+
+def test_not_only_before_a_phrase_negates_the_phrase() -> None:
+    assert {"only", "latest"} <= negated_words("it is not only the latest one")
+
+
+def test_none_after_a_code_name_states_its_absence() -> None:
+    assert "grad_fn" in negated_words("leaves have grad_fn None")
+
+
+def test_is_none_negates_the_subject() -> None:
+    assert "x.grad" in negated_words("x.grad is None before backward")
+
+
+def test_non_negates_the_next_word() -> None:
+    assert "leaf" in negated_words("x becomes a non-leaf")
+
+
+def test_a_clausal_cue_reaches_past_determiners() -> None:
+    assert "overwrites" in negated_words("it is not true that each call overwrites it")
+
+
+def test_a_post_cue_needs_a_framed_claim() -> None:
+    assert "sum" not in negated_words("the sum is wrong")
+
+
+def test_an_if_clause_is_conditional() -> None:
+    assert {"zero", "them"} <= conditional_words("if you don't zero them, they pile up")
+
+
+def test_a_clause_initial_without_is_conditional() -> None:
+    assert "zero_grad" in conditional_words("Without zero_grad() the grads pile up")
+
+
+def test_hedges_are_noticed() -> None:
+    stream = segment(normalize("maybe it accumulates"))
+    assert scope(stream).hedged

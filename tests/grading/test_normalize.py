@@ -1,0 +1,108 @@
+"""Normalisation: one canonical lower-case form for everything learners type."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.grading.normalize import MAX_NORMALIZED_CHARS, expand_contractions, normalize
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("doesn't", "does not"),
+        ("isn't", "is not"),
+        ("won't", "will not"),
+        ("can't", "can not"),
+        ("cannot", "can not"),
+        ("shan't", "shall not"),
+        ("ain't", "is not"),
+        ("doesnt", "does not"),
+        ("dont", "do not"),
+        ("wasn’t", "was not"),
+        ("it's", "it is"),
+        ("that's", "that is"),
+        ("they're", "they are"),
+        ("I'd", "i would"),
+        ("x's", "x"),
+        ("doesn't,", "does not,"),
+    ],
+)
+def test_contractions_expand_to_their_words(raw: str, expected: str) -> None:
+    assert expand_contractions(normalize(raw)) == expected
+
+
+def test_quotes_that_are_not_contractions_become_spaces() -> None:
+    assert expand_contractions("'overwrite'").split() == ["overwrite"]
+
+
+def test_curly_quotes_become_straight() -> None:
+    assert normalize("“overwrite” ‘it’") == "\"overwrite\" 'it'"
+
+
+def test_em_dash_becomes_a_spaced_clause_break() -> None:
+    assert normalize("False—grads add up") == "false - grads add up"
+
+
+def test_tabs_and_control_characters_become_spaces() -> None:
+    assert normalize("a\tb\x00c").split() == ["a", "b", "c"]
+
+
+def test_unicode_is_nfkc_folded() -> None:
+    assert normalize("ＦＡＬＳＥ ﬁne") == "false fine"
+
+
+@pytest.mark.parametrize(
+    "mention", ["<@123456>", "<@!42>", "<@&7>", "<#99>", "@everyone", "@here", "<:pog:1234>"]
+)
+def test_mentions_and_emoji_are_removed(mention: str) -> None:
+    assert normalize(f"grads {mention} add up").split() == ["grads", "add", "up"]
+
+
+def test_urls_are_removed() -> None:
+    assert normalize("see https://pytorch.org/docs?x=1 ok").split() == ["see", "ok"]
+
+
+def test_code_fences_keep_the_code_one_statement_per_line() -> None:
+    text = "```python\nx.grad.zero_()\ny.backward()\n```"
+    assert normalize(text).split() == ["x.grad.zero_()", "y.backward()"]
+    assert normalize(text).count("\n") >= 2
+
+
+def test_inline_backticks_are_dropped() -> None:
+    assert normalize("call `zero_grad()` first") == "call zero_grad() first"
+
+
+def test_markdown_emphasis_keeps_its_text() -> None:
+    assert normalize("**False** — it *accumulates* and _adds_").split() == [
+        "false",
+        "-",
+        "it",
+        "accumulates",
+        "and",
+        "adds",
+    ]
+
+
+def test_struck_through_text_is_dropped() -> None:
+    assert normalize("it ~~overwrites~~ accumulates").split() == ["it", "accumulates"]
+
+
+def test_underscores_inside_code_survive_italic_stripping() -> None:
+    assert normalize("zero_grad and x.grad.zero_()") == "zero_grad and x.grad.zero_()"
+
+
+def test_multiplication_is_not_taken_for_emphasis() -> None:
+    assert normalize("x * 3 * 2") == "x * 3 * 2"
+
+
+def test_heading_quote_and_bullet_markers_go() -> None:
+    assert normalize("# False\n> grads\n- add up") == "false\ngrads\nadd up"
+
+
+def test_numbered_lines_keep_their_number() -> None:
+    assert normalize("8. first call adds 4") == "8. first call adds 4"
+
+
+def test_output_is_capped() -> None:
+    assert len(normalize("ﷺ" * 4000)) == MAX_NORMALIZED_CHARS

@@ -1,0 +1,157 @@
+"""Scoring rules: labels per docs/MARKING.md, score bands, confidence."""
+
+from __future__ import annotations
+
+from bot.content.models import Label
+from bot.grading.scoring import (
+    CORRECT_MIN,
+    PARTIAL_MIN,
+    Assessment,
+    ConceptOutcome,
+    MisconceptionOutcome,
+    Status,
+    assess,
+)
+
+
+def concept(status: Status, key: bool = True, weight: float = 2.0, **kw: bool) -> ConceptOutcome:
+    """A concept outcome; a key concept here is a required one."""
+    return ConceptOutcome("c" + str(key), weight, key, status, required=key, **kw)
+
+
+def run(
+    concepts: list[ConceptOutcome],
+    verdict_correct: bool | None = True,
+    misconceptions: list[MisconceptionOutcome] | None = None,
+    true_false: bool = True,
+    **kw: bool,
+) -> Assessment:
+    options = {"verdict_conflict": False, "stuffing": False, "hedged": False, **kw}
+    return assess(
+        true_false=true_false,
+        verdict_correct=verdict_correct,
+        concepts=concepts,
+        misconceptions=misconceptions or [],
+        **options,
+    )
+
+
+def test_right_verdict_and_key_concept_is_correct() -> None:
+    result = run([concept("hit"), concept("missing", key=False, weight=1)])
+    assert result.label is Label.CORRECT
+    assert result.score >= CORRECT_MIN
+
+
+def test_wrong_verdict_is_incorrect_whatever_the_text() -> None:
+    result = run([concept("hit")], verdict_correct=False)
+    assert result.label is Label.INCORRECT
+    assert result.score < PARTIAL_MIN
+
+
+def test_right_verdict_without_reasoning_is_partial() -> None:
+    assert run([concept("missing")]).label is Label.PARTIAL
+
+
+def test_missing_key_concept_keeps_an_answer_partial() -> None:
+    result = run([concept("missing"), concept("hit", key=False, weight=1)])
+    assert result.label is Label.PARTIAL
+
+
+def test_contradicted_key_concept_is_incorrect() -> None:
+    result = run([concept("contradicted"), concept("hit", key=False, weight=1)])
+    assert result.label is Label.INCORRECT
+
+
+def test_contradicted_side_concept_keeps_an_answer_from_correct() -> None:
+    result = run([concept("hit"), concept("contradicted", key=False, weight=1)])
+    assert result.label is Label.PARTIAL
+
+
+def test_a_capped_misconception_is_incorrect() -> None:
+    result = run([concept("hit")], misconceptions=[MisconceptionOutcome("m", None, 0.3)])
+    assert result.label is Label.INCORRECT
+    assert result.score <= 0.3
+
+
+def test_a_penalised_misconception_is_at_most_partial() -> None:
+    result = run([concept("hit")], misconceptions=[MisconceptionOutcome("m", 0.2, None)])
+    assert result.label is Label.PARTIAL
+
+
+def test_keyword_stuffing_is_incorrect_even_with_the_right_verdict() -> None:
+    assert run([concept("hit")], stuffing=True).label is Label.INCORRECT
+
+
+def test_wrong_arithmetic_keeps_an_answer_from_correct() -> None:
+    result = run([concept("hit")], verdict_correct=None, true_false=False, arithmetic_error=True)
+    assert result.label is Label.PARTIAL
+
+
+def test_wrong_arithmetic_without_the_required_concept_is_incorrect() -> None:
+    result = run(
+        [concept("missing"), concept("hit", key=False, weight=1)],
+        verdict_correct=None,
+        true_false=False,
+        arithmetic_error=True,
+    )
+    assert result.label is Label.INCORRECT
+
+
+def test_without_required_concepts_sixty_percent_of_the_weight_is_correct() -> None:
+    open_rubric = [
+        ConceptOutcome("a", 2, True, "hit"),
+        ConceptOutcome("b", 2, True, "hit"),
+        ConceptOutcome("c", 2, True, "missing"),
+    ]
+    assert run(open_rubric).label is Label.CORRECT
+
+
+def test_without_required_concepts_less_than_sixty_percent_is_partial() -> None:
+    open_rubric = [
+        ConceptOutcome("a", 2, True, "hit"),
+        ConceptOutcome("b", 2, True, "missing"),
+        ConceptOutcome("c", 2, True, "missing"),
+    ]
+    assert run(open_rubric).label is Label.PARTIAL
+
+
+def test_nothing_relevant_is_incorrect() -> None:
+    result = run([concept("missing")], verdict_correct=None, true_false=False)
+    assert result.label is Label.INCORRECT
+
+
+def test_any_credited_concept_makes_a_non_true_false_answer_partial() -> None:
+    result = run(
+        [concept("missing"), concept("hit", key=False, weight=1)],
+        verdict_correct=None,
+        true_false=False,
+    )
+    assert result.label is Label.PARTIAL
+
+
+def test_scores_stay_in_their_label_band() -> None:
+    partial = run([concept("hit"), concept("contradicted", key=False, weight=1)])
+    assert PARTIAL_MIN <= partial.score < CORRECT_MIN
+
+
+def test_a_verdict_conflict_lowers_confidence() -> None:
+    calm = run([concept("hit")])
+    torn = run([concept("hit")], verdict_conflict=True)
+    assert torn.confidence < calm.confidence
+
+
+def test_fuzzy_only_matches_lower_confidence() -> None:
+    calm = run([concept("hit")])
+    fuzzy = run([concept("hit", fuzzy_only=True)])
+    assert fuzzy.confidence < calm.confidence
+
+
+def test_a_score_near_a_threshold_lowers_confidence() -> None:
+    far = run([concept("hit"), concept("hit", key=False, weight=1)], true_false=False)
+    near = run([concept("hit"), concept("missing", key=False, weight=1)], true_false=False)
+    assert near.score == CORRECT_MIN
+    assert near.confidence < far.confidence
+
+
+def test_a_missing_verdict_lowers_confidence() -> None:
+    assert run([concept("hit")], verdict_correct=None).confidence < run([concept("hit")]).confidence

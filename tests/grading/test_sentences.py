@@ -1,0 +1,56 @@
+"""Sentence splitting ignores dots in code, numbers and abbreviations."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.grading.normalize import normalize
+from bot.grading.sentences import segment
+
+
+def sentences(text: str) -> int:
+    stream = segment(normalize(text))
+    return len(set(stream.sent))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x.grad.zero_() clears it",
+        "the value is 8.0 after two calls",
+        "it prints tensor([8.]) now",
+        "e.g. zero_grad clears it",
+        "call loss.backward() twice",
+    ],
+)
+def test_dots_inside_code_numbers_and_abbreviations_do_not_split(text: str) -> None:
+    assert sentences(text) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("False. Grads add up.", 2),
+        ("Really? Yes!", 2),
+        ("false\ngrads add up", 2),
+        ("It adds. Then it adds again. Then again", 3),
+    ],
+)
+def test_sentence_ends_split(text: str, count: int) -> None:
+    assert sentences(text) == count
+
+
+def test_a_question_is_marked() -> None:
+    stream = segment(normalize("Does it overwrite? No, it adds."))
+    assert stream.questions == {0}
+
+
+@pytest.mark.parametrize("mark", [",", ";", ":", " -", " (", '"'])
+def test_clause_punctuation_is_a_break_not_a_sentence_end(mark: str) -> None:
+    stream = segment(normalize(f"it does not overwrite{mark} it accumulates"))
+    assert len(set(stream.sent)) == 1
+    assert stream.brk[stream.surf.index("it", 1)]
+
+
+def test_empty_text_has_no_tokens() -> None:
+    assert len(segment(normalize("  \n ~~x~~ ,;: "))) == 0
