@@ -13,7 +13,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-COMMAND_MODULES: tuple[str, ...] = ("bot.cli.content",)
+COMMAND_MODULES: tuple[str, ...] = ("bot.cli.content", "bot.cli.stats")
 """Modules that contribute subcommands, in help order."""
 
 
