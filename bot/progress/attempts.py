@@ -48,23 +48,22 @@ def _opt_bool(value: bool | None) -> int | None:
     return None if value is None else int(value)
 
 
-def _recorded(db: Database, row: Any, duplicate: bool) -> AttemptRecorded:
-    """The result for a stored attempt row (attempt_id, learner_id, item_id, first_try,
-    rating, points, created_at), with the item's card as it is now."""
+def _duplicate(db: Database, row: Any) -> AttemptRecorded:
+    """The result for an attempt recorded earlier under the same idempotency key."""
     attempt_id, learner_id, item_id, first_try, rating, points, created_at = row
-    card = db.execute(
+    due, lapses = db.execute(
         "SELECT due, lapses FROM review_cards WHERE learner_id = ? AND item_id = ?",
         [learner_id, item_id],
     ).fetchone()
     return AttemptRecorded(
         attempt_id=attempt_id,
-        duplicate=duplicate,
+        duplicate=True,
         points=points,
         first_try=bool(first_try),
         rating=rules.from_fsrs(rating),
-        review_due=from_ts(card[0]),
-        lapses=card[1],
-        leech=card[1] >= rules.LEECH_LAPSES,
+        review_due=from_ts(due),
+        lapses=lapses,
+        leech=lapses >= rules.LEECH_LAPSES,
         created_at=from_ts(created_at),
     )
 
@@ -112,8 +111,12 @@ def _review_card(
     attempt_id: int,
     rating: ReviewRating,
     now: datetime,
-) -> None:
-    """Review the learner's card for the item (creating it on the first attempt)."""
+) -> tuple[datetime, int]:
+    """Review the learner's card for the item (creating it on the first attempt).
+
+    Returns:
+        The card's next due instant and its lapse count.
+    """
     row = db.execute(
         "SELECT card, reviews, lapses FROM review_cards WHERE learner_id = ? AND item_id = ?",
         [attempt.learner_id, attempt.item_id],
@@ -142,6 +145,7 @@ def _review_card(
             ts(now),
         ],
     )
+    return card.due, lapses
 
 
 def record_attempt(
@@ -176,33 +180,31 @@ def record_attempt(
         if row is not None:
             if row[1] != attempt.learner_id:
                 raise IdempotencyConflict(attempt.idempotency_key)
-            return _recorded(db, row, duplicate=True)
+            return _duplicate(db, row)
         if attempt.drop_id is not None:
             _check_drop(db, attempt, now)
 
         learner_zone = ensure_learner(db, attempt.learner_id, now)
         week_zone = learner_zone
-        best_before = 0
         if attempt.guild_id is not None:
             guild = db.execute(
                 "SELECT time_zone FROM guilds WHERE guild_id = ?", [attempt.guild_id]
             ).fetchone()
             week_zone = guild[0] if guild is not None else "UTC"
-            best = db.execute(
-                "SELECT points FROM learner_items "
-                "WHERE learner_id = ? AND scope = ? AND item_id = ?",
-                [attempt.learner_id, attempt.guild_id, attempt.item_id],
-            ).fetchone()
-            best_before = best[0] if best is not None else 0
-        seen = db.execute(
-            "SELECT 1 FROM learner_items WHERE learner_id = ? AND scope = ? AND item_id = ?",
-            [attempt.learner_id, EVERYWHERE, attempt.item_id],
-        ).fetchone()
-        first_try = seen is None
+        # Points earned so far on this item, everywhere and in this guild (both rows exist
+        # once the learner has tried the item there).
+        earned = dict(
+            db.execute(
+                "SELECT scope, points FROM learner_items "
+                "WHERE learner_id = ? AND scope IN (?, ?) AND item_id = ?",
+                [attempt.learner_id, EVERYWHERE, attempt.guild_id, attempt.item_id],
+            ).fetchall()
+        )
+        first_try = EVERYWHERE not in earned
         points = 0
         if attempt.guild_id is not None:
             value = rules.item_value(attempt.score, attempt.difficulty)
-            points = rules.points_gained(value, best_before)
+            points = rules.points_gained(value, earned.get(attempt.guild_id, 0))
         rating = rules.review_rating(
             label=attempt.label,
             verdict_correct=attempt.verdict_correct,
@@ -210,7 +212,6 @@ def record_attempt(
             hint_used=attempt.hint_used,
             duration_ms=attempt.duration_ms,
         )
-        rating_value = int(rules.to_fsrs(rating))
         cursor = db.execute(
             _INSERT,
             [
@@ -233,7 +234,7 @@ def record_attempt(
                 attempt.duration_ms,
                 int(attempt.hint_used),
                 int(first_try),
-                rating_value,
+                int(rules.to_fsrs(rating)),
                 points,
                 rules.local_date(now, learner_zone).isoformat(),
                 rules.iso_week(now, week_zone),
@@ -241,6 +242,15 @@ def record_attempt(
             ],
         )
         attempt_id = int(cursor.lastrowid or 0)
-        _review_card(db, scheduler, attempt, attempt_id, rating, now)
-        row = (attempt_id, attempt.learner_id, attempt.item_id, first_try, rating_value, points)
-        return _recorded(db, (*row, ts(now)), duplicate=False)
+        due, lapses = _review_card(db, scheduler, attempt, attempt_id, rating, now)
+    return AttemptRecorded(
+        attempt_id=attempt_id,
+        duplicate=False,
+        points=points,
+        first_try=first_try,
+        rating=rating,
+        review_due=due,
+        lapses=lapses,
+        leech=lapses >= rules.LEECH_LAPSES,
+        created_at=now,
+    )
