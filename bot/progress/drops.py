@@ -333,13 +333,6 @@ def create_manual_drop(
         raise DropsNotConfigured(guild_id)
     due = manual_drop(guild_id, settings.drop_channel_id, settings.time_zone, now)
     with write_transaction(db):
-        db.execute(
-            """
-            INSERT INTO guilds (guild_id, updated_at) VALUES (?, ?)
-            ON CONFLICT (guild_id) DO NOTHING
-            """,
-            [guild_id, ts(now)],
-        )
         drop = _create_due_drop(db, due, items, now)
         if drop is None:
             existing = db.execute(
