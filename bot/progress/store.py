@@ -111,7 +111,8 @@ class ProgressStore:
     # --- lifecycle ---------------------------------------------------------------------
 
     async def open(self) -> None:
-        """Start the owner thread, open the database and apply pending migrations.
+        """Start the owner thread, open the database, apply pending migrations, and remove
+        answer texts past the retention period (call :meth:`purge_answer_texts` daily too).
 
         Raises:
             sqlite3.Error: the file cannot be opened, is not a database, or a migration
@@ -139,6 +140,7 @@ class ProgressStore:
             self._executor.shutdown(wait=True)
             self._executor = None
             raise
+        await self.purge_answer_texts()
 
     async def close(self) -> None:
         """Close the database and stop the owner thread (waits for queued operations)."""

@@ -116,3 +116,14 @@ async def test_a_second_retention_pass_finds_nothing_left(db_path: Path, clock: 
         clock.advance(days=2)
         await store.purge_answer_texts()
         assert (await store.purge_answer_texts()).purged == 0
+
+
+async def test_opening_the_store_applies_the_retention_period(
+    db_path: Path, clock: FakeClock
+) -> None:
+    async with ProgressStore(db_path, clock=clock, answer_retention_days=30) as store:
+        await store.record_attempt(attempt(answer_text="old reasoning"))
+    clock.advance(days=31)
+    async with ProgressStore(db_path, clock=clock, answer_retention_days=30) as store:
+        export = await store.export_learner(ALICE)
+    assert [a.answer_text for a in export.attempts] == [None]
