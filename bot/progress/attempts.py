@@ -21,6 +21,7 @@ from typing import Any
 
 from fsrs import Card, Scheduler, State
 
+from bot.content.models import Label
 from bot.progress import rules
 from bot.progress.db import Database, dumps, from_ts, ts, write_transaction
 from bot.progress.errors import (
@@ -97,11 +98,11 @@ def _check_drop(db: Database, attempt: AttemptIn, now: datetime) -> None:
     if state != DropState.OPEN.value or (closes is not None and now >= closes):
         raise DropClosed(attempt.drop_id, DropState(state), closes)
     answered = db.execute(
-        "SELECT attempt_id FROM attempts WHERE drop_id = ? AND learner_id = ?",
+        "SELECT attempt_id, label FROM attempts WHERE drop_id = ? AND learner_id = ?",
         [attempt.drop_id, attempt.learner_id],
     ).fetchone()
     if answered is not None:
-        raise AlreadyAnswered(attempt.drop_id, attempt.learner_id, answered[0])
+        raise AlreadyAnswered(attempt.drop_id, attempt.learner_id, answered[0], Label(answered[1]))
 
 
 def _review_card(

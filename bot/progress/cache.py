@@ -1,8 +1,10 @@
 """The sandbox result cache: a curated snippet's run result, keyed by code hash and torch.
 
 The sandbox defines what a result is; here it is an opaque JSON text. A key is
-``<sha256 of the code, 64 hex digits>:<torch version>``, e.g.
-``3f5a...c2:2.13.0``; :func:`cache_key` builds one.
+``<torch version>:<sha256 of the code, 64 hex digits>``, e.g. ``2.13.0:3f5a...c2``: the
+form of ``sandbox.cache.CacheKey.text()``, so the sandbox's ``ResultCache`` can be backed
+by :func:`cache_get` / :func:`cache_put` with ``key.text()`` and ``RunResult`` JSON.
+:func:`cache_key` builds one.
 """
 
 from __future__ import annotations
@@ -18,19 +20,19 @@ from bot.progress.errors import InvalidCacheEntry
 MAX_RESULT_BYTES = 256 * 1024
 """A cached result larger than 256 KiB is refused (run output is capped far below that)."""
 
-_KEY = re.compile(r"^(?P<sha>[0-9a-f]{64}):(?P<torch>[0-9A-Za-z.+_-]{1,40})$")
+_KEY = re.compile(r"^(?P<torch>[0-9A-Za-z.+_-]{1,64}):(?P<sha>[0-9a-f]{64})$")
 
 
 def cache_key(code: str, torch_version: str) -> str:
     """The cache key of a snippet under a torch version (sha256 of the UTF-8 code)."""
-    return f"{hashlib.sha256(code.encode()).hexdigest()}:{torch_version}"
+    return f"{torch_version}:{hashlib.sha256(code.encode()).hexdigest()}"
 
 
 def _split(key: str) -> tuple[str, str]:
     match = _KEY.match(key)
     if match is None:
         raise InvalidCacheEntry(
-            f"cache key {key[:80]!r} is not '<64 hex digits of sha256>:<torch version>'"
+            f"cache key {key[:80]!r} is not '<torch version>:<64 hex digits of sha256>'"
         )
     return match["sha"], match["torch"]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from bot.content.models import Label
 from bot.progress.models import DropState
 
 
@@ -22,14 +23,17 @@ class AlreadyAnswered(ProgressError):
         drop_id: the drop.
         learner_id: the learner.
         attempt_id: their recorded attempt.
+        label: that attempt's label (what the learner is told stands).
     """
 
-    def __init__(self, drop_id: int, learner_id: int, attempt_id: int) -> None:
+    def __init__(self, drop_id: int, learner_id: int, attempt_id: int, label: Label) -> None:
         self.drop_id = drop_id
         self.learner_id = learner_id
         self.attempt_id = attempt_id
+        self.label = label
         super().__init__(
-            f"learner {learner_id} already answered drop {drop_id} (attempt {attempt_id})"
+            f"learner {learner_id} already answered drop {drop_id} "
+            f"(attempt {attempt_id}, {label.value})"
         )
 
 

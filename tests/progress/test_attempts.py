@@ -68,7 +68,7 @@ async def test_second_answer_to_a_drop_is_refused(store: ProgressStore, clock: F
     first = await store.record_attempt(wrong(**on_drop))
     with pytest.raises(AlreadyAnswered) as refused:
         await store.record_attempt(attempt(**on_drop))
-    assert refused.value.attempt_id == first.attempt_id
+    assert (refused.value.attempt_id, refused.value.label) == (first.attempt_id, Label.INCORRECT)
 
 
 async def test_refused_second_answer_leaves_the_first_standing(

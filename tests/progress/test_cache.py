@@ -13,7 +13,7 @@ KEY = cache_key(CODE, "2.13.0")
 
 
 def test_cache_key_is_code_sha256_and_torch_version() -> None:
-    assert KEY == "86091ecaffe4dfc6ef46f768d6488a814c48f298c9bb63bc53a0c7fb0dca31ff:2.13.0"
+    assert KEY == "2.13.0:86091ecaffe4dfc6ef46f768d6488a814c48f298c9bb63bc53a0c7fb0dca31ff"
 
 
 async def test_missing_entry_is_none(store: ProgressStore) -> None:
@@ -37,7 +37,7 @@ async def test_entries_are_separate_per_torch_version(store: ProgressStore) -> N
 
 
 async def test_malformed_key_is_refused(store: ProgressStore) -> None:
-    with pytest.raises(InvalidCacheEntry, match="not '<64 hex digits"):
+    with pytest.raises(InvalidCacheEntry, match="not '<torch version>:<64 hex digits"):
         await store.cache_get("print(1)")
 
 
