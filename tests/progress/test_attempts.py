@@ -21,7 +21,7 @@ from bot.progress.errors import (
     IdempotencyConflict,
     UnknownDrop,
 )
-from bot.progress.models import AttemptIn, ReviewRating
+from bot.progress.models import AttemptIn, AttemptRecorded, ReviewRating
 from bot.progress.store import ProgressStore
 from tests.progress.conftest import (
     ALICE,
@@ -182,23 +182,24 @@ async def test_wrong_answer_brings_the_item_back_tomorrow(
     )
 
 
-async def test_eight_lapses_make_the_card_a_leech(store: ProgressStore, clock: FakeClock) -> None:
+async def forget_eight_times(store: ProgressStore, clock: FakeClock) -> AttemptRecorded:
+    """Learn TF1, then eight times: miss it when due (a lapse) and relearn it a day later."""
     recorded = await store.record_attempt(attempt())  # learnt: Review state
     for _ in range(8):
         clock.set(recorded.review_due)
         await store.record_attempt(wrong())  # a lapse
         clock.advance(days=1)
         recorded = await store.record_attempt(attempt())  # relearnt
+    return recorded
+
+
+async def test_eight_lapses_make_the_card_a_leech(store: ProgressStore, clock: FakeClock) -> None:
+    recorded = await forget_eight_times(store, clock)
     assert (recorded.lapses, recorded.leech) == (8, True)
 
 
 async def test_leeches_are_listed_for_authors(store: ProgressStore, clock: FakeClock) -> None:
-    recorded = await store.record_attempt(attempt())
-    for _ in range(8):
-        clock.set(recorded.review_due)
-        await store.record_attempt(wrong())
-        clock.advance(days=1)
-        recorded = await store.record_attempt(attempt())
+    await forget_eight_times(store, clock)
     leeches = await store.leeches()
     assert [(leech.item_id, leech.learners, leech.max_lapses) for leech in leeches] == [
         ("TF1", 1, 8)

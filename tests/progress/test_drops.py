@@ -10,7 +10,7 @@ import pytest
 
 from bot.content.models import Kind, Label
 from bot.progress.errors import DropAlreadyExists, DropsNotConfigured, DropStateError
-from bot.progress.models import DropState
+from bot.progress.models import Drop, DropState
 from bot.progress.store import ProgressStore
 from tests.progress.conftest import (
     ALICE,
@@ -55,14 +55,23 @@ async def test_drop_is_not_created_before_its_time(store: ProgressStore, clock: 
     assert (await store.tick_drops(ITEMS)).to_post == []
 
 
-async def test_restart_after_posting_never_posts_the_drop_again(
-    db_path: Path, clock: FakeClock
-) -> None:
+async def start_posting_then_die(db_path: Path, clock: FakeClock, *, open_it: bool) -> Drop:
+    """A bot process that takes today's drop, begins posting it (and, if ``open_it``,
+    records the posted message), then stops; return the drop as it was left."""
     async with ProgressStore(db_path, clock=clock) as before:
         await configure(before, clock)
         clock.set(NINE_BERLIN)
         (drop,) = (await before.tick_drops(ITEMS)).to_post
-        await post(before, drop.drop_id)
+        left = await before.begin_posting(drop.drop_id)
+        if open_it:
+            left = await before.mark_open(drop.drop_id, 5)
+    return left
+
+
+async def test_restart_after_posting_never_posts_the_drop_again(
+    db_path: Path, clock: FakeClock
+) -> None:
+    await start_posting_then_die(db_path, clock, open_it=True)
     clock.advance(minutes=1)
     async with ProgressStore(db_path, clock=clock) as after:
         assert (await after.tick_drops(ITEMS)).to_post == []
@@ -71,16 +80,12 @@ async def test_restart_after_posting_never_posts_the_drop_again(
 async def test_restart_mid_post_retries_with_the_same_nonce(
     db_path: Path, clock: FakeClock
 ) -> None:
-    async with ProgressStore(db_path, clock=clock) as before:
-        await configure(before, clock)
-        clock.set(NINE_BERLIN)
-        (drop,) = (await before.tick_drops(ITEMS)).to_post
-        started = await before.begin_posting(drop.drop_id)  # ... and the process dies
+    started = await start_posting_then_die(db_path, clock, open_it=False)
     clock.advance(seconds=40)
     async with ProgressStore(db_path, clock=clock) as after:
         (retry,) = (await after.tick_drops(ITEMS)).to_post
     assert (retry.drop_id, retry.state, retry.nonce) == (
-        drop.drop_id,
+        started.drop_id,
         DropState.POSTING,
         started.nonce,
     )
@@ -89,16 +94,12 @@ async def test_restart_mid_post_retries_with_the_same_nonce(
 async def test_restart_mid_post_past_the_nonce_window_gives_the_drop_up(
     db_path: Path, clock: FakeClock
 ) -> None:
-    async with ProgressStore(db_path, clock=clock) as before:
-        await configure(before, clock)
-        clock.set(NINE_BERLIN)
-        (drop,) = (await before.tick_drops(ITEMS)).to_post
-        await before.begin_posting(drop.drop_id)
+    started = await start_posting_then_die(db_path, clock, open_it=False)
     clock.advance(minutes=10)
     async with ProgressStore(db_path, clock=clock) as after:
         tick = await after.tick_drops(ITEMS)
         failures = await after.drop_failures(GUILD)
-    assert (tick.to_post, [d.drop_id for d in tick.failed]) == ([], [drop.drop_id])
+    assert (tick.to_post, [d.drop_id for d in tick.failed]) == ([], [started.drop_id])
     assert "never posted twice" in failures[0].reason
 
 
