@@ -64,15 +64,14 @@ def ensure_learner(db: Database, learner_id: int, now: datetime) -> str:
     Returns:
         The learner's IANA time zone.
     """
+    row = db.execute("SELECT time_zone FROM learners WHERE learner_id = ?", [learner_id]).fetchone()
+    if row is not None:
+        return str(row[0])
     db.execute(
-        """
-        INSERT INTO learners (learner_id, created_at, updated_at) VALUES (?, ?, ?)
-        ON CONFLICT (learner_id) DO NOTHING
-        """,
+        "INSERT INTO learners (learner_id, created_at, updated_at) VALUES (?, ?, ?)",
         [learner_id, ts(now), ts(now)],
     )
-    row = db.execute("SELECT time_zone FROM learners WHERE learner_id = ?", [learner_id]).fetchone()
-    return str(row[0])
+    return LearnerProfile(learner_id=learner_id).time_zone
 
 
 _GUILD_COLUMNS = (
