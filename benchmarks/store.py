@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import sys
@@ -238,6 +239,24 @@ def build(path: Path, n_attempts: int, world: World, days: int, seed: int) -> fl
     return rate
 
 
+def warm_page_cache(path: Path) -> float:
+    """Read the database file once so measurements start from the OS page cache; seconds."""
+    started = time.perf_counter()
+    with path.open("rb") as file:
+        while file.read(1 << 20):
+            pass
+    return time.perf_counter() - started
+
+
+def io_pressure() -> str:
+    """The host's I/O pressure (Linux PSI, share of time some task waited on I/O)."""
+    try:
+        some = Path("/proc/pressure/io").read_text().splitlines()[0]
+    except (OSError, IndexError):
+        return "io pressure n/a"
+    return "io pressure " + some.split()[1].replace("avg10=", "avg10 ") + "%"
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -375,6 +394,9 @@ def main() -> int:
         f"{counts['drops']:,} drops, {size_mib:,.0f} MiB; built at {build_rate:,.0f} attempts/s"
     )
 
+    warm_s = warm_page_cache(path)
+    print(f"read the file once in {warm_s:.1f} s (a running bot's database is in the page cache)")
+    pressure_before = io_pressure()
     results = measure_sync(path, world, args.samples, args.seed + 1, end)
     asyncio.run(
         measure_async(
@@ -383,6 +405,8 @@ def main() -> int:
     )
 
     spin_p95 = pct(results["cpu spin 0.5ms"].wall_ms, 0.95)
+    load = os.getloadavg()[0]
+    print(f"\nload average {load:.1f}; {pressure_before} before, {io_pressure()} after")
     print(f"\n{args.samples:,} interleaved rounds (sync) + {args.samples // 2:,} via ProgressStore")
     header = (
         f"{'operation':<16}{'p50':>8}{'p95':>8}{'p99':>8}{'cpu p95':>9}{'async p95':>11}"
