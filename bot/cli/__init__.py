@@ -16,6 +16,7 @@ from collections.abc import Sequence
 COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.content",
     "bot.cli.grade",
+    "bot.cli.stats",
     "bot.cli.sandbox",
     "bot.cli.bot",
 )

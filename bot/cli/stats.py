@@ -1,0 +1,108 @@
+"""``tutor stats``: a learner's progress from the SQLite store, for people or tools.
+
+``tutor stats --learner ID [--guild ID] --json`` prints :class:`LearnerStats` as JSON (the
+contract for tools); without ``--json`` a short text summary. The database is
+``--db PATH``, else ``TUTOR_DATABASE_PATH``, else ``data/tutor.db``; a missing file is an
+error (reading stats never creates a database). The store is imported only when the
+command runs, so other ``tutor`` commands never load sqlite-utils.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sqlite3
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bot.progress.models import LearnerStats
+    from bot.progress.settings import ProgressSettings
+
+MAX_SNOWFLAKE = 2**63 - 1
+
+
+def _snowflake(text: str) -> int:
+    """argparse type: a Discord id (positive 64-bit integer)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a Discord id (digits only)") from None
+    if not 0 < value <= MAX_SNOWFLAKE:
+        raise argparse.ArgumentTypeError(f"{text} is not a Discord id (1 to 2^63-1)")
+    return value
+
+
+def register(sub: Any) -> None:
+    """Add ``tutor stats`` to the CLI."""
+    stats = sub.add_parser("stats", help="print a learner's progress (accuracy, streaks, ...)")
+    stats.add_argument("--learner", type=_snowflake, required=True, metavar="ID")
+    stats.add_argument(
+        "--guild", type=_snowflake, default=None, metavar="ID", help="only this guild"
+    )
+    stats.add_argument("--json", action="store_true", help="print the LearnerStats JSON")
+    stats.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="the SQLite file (default: $TUTOR_DATABASE_PATH or data/tutor.db)",
+    )
+    stats.set_defaults(handler=cmd_stats)
+
+
+def render_text(stats: LearnerStats) -> str:
+    """The human summary printed without ``--json``."""
+    scope = f"guild {stats.guild_id}" if stats.guild_id is not None else "everywhere"
+    lines = [f"learner {stats.learner_id} ({scope}, days in {stats.time_zone})"]
+    if not stats.attempts:
+        lines.append("no attempts recorded yet")
+        return "\n".join(lines)
+    lines += [
+        f"attempts: {stats.attempts} on {stats.items_attempted} item(s)",
+        f"accuracy: {stats.accuracy:.0%}   average score: {stats.average_score:.2f}   "
+        f"first try right: {stats.first_try_rate:.0%}",
+        f"streak: {stats.streaks.current} day(s), best {stats.streaks.best}   "
+        f"points: {stats.points}   reviews due: {stats.reviews_due}",
+    ]
+    if stats.by_kind:
+        kinds = ", ".join(f"{a.key} {a.accuracy:.0%} ({a.attempts})" for a in stats.by_kind)
+        lines.append(f"by kind: {kinds}")
+    if stats.concepts:
+        weakest = ", ".join(f"{c.concept_id} {c.mastery:.0%}" for c in stats.concepts[:5])
+        lines.append(f"weakest concepts: {weakest}")
+    if stats.weakest_items:
+        items = ", ".join(f"{i.item_id} {i.average_score:.2f}" for i in stats.weakest_items)
+        lines.append(f"weakest items: {items}")
+    return "\n".join(lines)
+
+
+async def _read(settings: ProgressSettings, learner_id: int, guild_id: int | None) -> LearnerStats:
+    from bot.progress.store import ProgressStore
+
+    async with ProgressStore.from_settings(settings) as store:
+        return await store.learner_stats(learner_id, guild_id=guild_id)
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    """Print the learner's stats; exit 1 when the database is missing or unreadable."""
+    from bot.progress.settings import ProgressSettings
+
+    settings = ProgressSettings()
+    if args.db is not None:
+        settings = settings.model_copy(update={"database_path": args.db})
+    path = settings.database_path
+    if not path.is_file():
+        print(
+            f"no progress database at {path} (pass --db PATH or set TUTOR_DATABASE_PATH)",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        stats = asyncio.run(_read(settings, args.learner, args.guild))
+    except sqlite3.Error as exc:
+        print(f"cannot read the progress database {path}: {exc}", file=sys.stderr)
+        return 1
+    print(stats.model_dump_json(indent=2) if args.json else render_text(stats))
+    return 0

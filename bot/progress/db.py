@@ -1,0 +1,146 @@
+"""Opening the SQLite database, write transactions, and the column encodings.
+
+Every connection is opened here with the same settings: WAL journal, foreign keys on, a
+busy timeout, and the chosen ``synchronous`` level. A connection belongs to the thread that
+opened it (sqlite3's ``check_same_thread``); :class:`bot.progress.store.ProgressStore` gives
+it one owner thread.
+
+Encodings: timestamps are ISO 8601 UTC text with microseconds
+(``2025-03-30T01:30:00.000000+00:00``), so text order is time order; lists are JSON text.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Literal
+
+from sqlite_utils import Database
+from sqlite_utils.migrations import Migrations
+
+Synchronous = Literal["NORMAL", "FULL"]
+"""SQLite ``PRAGMA synchronous`` levels we allow.
+
+``NORMAL`` (the default): in WAL mode a commit is durable once written to the WAL file, so
+a killed process loses nothing it acknowledged; a power cut may lose the last commits.
+``FULL`` also fsyncs the WAL on every commit (sqlite.org/pragma.html#pragma_synchronous).
+"""
+
+_SYNCHRONOUS_LEVELS: frozenset[str] = frozenset({"NORMAL", "FULL"})
+
+DEFAULT_BUSY_TIMEOUT_S = 5.0
+"""How long a writer waits for another process's write lock before failing (seconds)."""
+
+
+def open_database(
+    path: Path | str,
+    *,
+    busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
+    synchronous: Synchronous = "NORMAL",
+) -> Database:
+    """Open (creating if needed) the database with the store's connection settings.
+
+    Args:
+        path: the database file, or ``":memory:"``; missing parent directories are made.
+        busy_timeout_s: seconds to wait for another connection's lock (>= 0).
+        synchronous: ``NORMAL`` or ``FULL``; see :data:`Synchronous`.
+
+    Returns:
+        A sqlite-utils ``Database``; only the calling thread may use it.
+
+    Raises:
+        ValueError: a negative busy timeout or an unknown ``synchronous`` level.
+        sqlite3.Error: the file cannot be opened or is not a database.
+    """
+    if busy_timeout_s < 0:
+        raise ValueError(f"busy_timeout_s must be >= 0, got {busy_timeout_s}")
+    if synchronous not in _SYNCHRONOUS_LEVELS:  # interpolated into a PRAGMA below
+        raise ValueError(f"synchronous must be NORMAL or FULL, got {synchronous!r}")
+    if str(path) != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), timeout=busy_timeout_s)
+    db = Database(conn)
+    if str(path) != ":memory:":
+        db.enable_wal()
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+    conn.execute(f"PRAGMA synchronous = {synchronous}")
+    return db
+
+
+@contextmanager
+def write_transaction(db: Database) -> Iterator[Database]:
+    """Run a block of writes as one transaction that takes the write lock up front.
+
+    sqlite-utils' ``atomic()`` starts a deferred ``BEGIN``: a transaction that reads, then
+    writes, may fail with ``SQLITE_BUSY`` without waiting when another process (``tutor
+    play``, a second bot) wrote in between, because its read snapshot is stale.
+    ``BEGIN IMMEDIATE`` takes the write lock first, so the busy timeout applies and the
+    block's reads and writes see one consistent state (sqlite.org/lang_transaction.html).
+
+    Raises:
+        sqlite3.OperationalError: the write lock was not obtained within the busy timeout.
+    """
+    conn = db.conn
+    if conn.in_transaction:
+        raise RuntimeError("write_transaction cannot be nested")
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.rollback()  # a no-op when an error already ended the transaction
+        raise
+
+
+def ts(value: datetime) -> str:
+    """Encode an aware datetime as the store's UTC text form.
+
+    Raises:
+        ValueError: ``value`` is naive (no time zone).
+    """
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(f"naive datetime {value!r}: the store only takes aware datetimes")
+    return value.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def from_ts(text: str) -> datetime:
+    """Decode a stored timestamp (always UTC)."""
+    return datetime.fromisoformat(text).astimezone(UTC)
+
+
+def from_date(text: str) -> date:
+    """Decode a stored local date (``YYYY-MM-DD``)."""
+    return date.fromisoformat(text)
+
+
+def dumps(value: object) -> str:
+    """Encode a JSON column compactly."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def loads_str_list(text: str) -> list[str]:
+    """Decode a JSON column that holds a list of strings."""
+    value = json.loads(text)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"expected a JSON list of strings, got {text[:80]!r}")
+    return value
+
+
+__all__ = [
+    "DEFAULT_BUSY_TIMEOUT_S",
+    "Database",
+    "Migrations",
+    "Synchronous",
+    "dumps",
+    "from_date",
+    "from_ts",
+    "loads_str_list",
+    "open_database",
+    "ts",
+    "write_transaction",
+]

@@ -1,0 +1,36 @@
+"""Configuration of the progress store, from ``TUTOR_*`` environment variables.
+
+Built once by the composition root (``tutor bot``, ``tutor play``, ``tutor stats``) and
+passed to :meth:`bot.progress.store.ProgressStore.from_settings`; never read at import time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from bot.progress.db import DEFAULT_BUSY_TIMEOUT_S, Synchronous
+
+
+class ProgressSettings(BaseSettings):
+    """Where the progress database lives and how long answer texts are kept.
+
+    Attributes:
+        database_path: the SQLite file (``TUTOR_DATABASE_PATH``, default ``data/tutor.db``).
+        answer_retention_days: days a learner's free-text answer is kept before it is
+            removed (scores stay); 0 stores no answer text at all
+            (``TUTOR_ANSWER_RETENTION_DAYS``, default 90).
+        db_busy_timeout_s: seconds a write waits for another process's lock
+            (``TUTOR_DB_BUSY_TIMEOUT_S``, default 5).
+        db_synchronous: ``NORMAL`` (a killed process loses nothing acknowledged) or ``FULL``
+            (also survives power loss, slower) (``TUTOR_DB_SYNCHRONOUS``).
+    """
+
+    model_config = SettingsConfigDict(env_prefix="TUTOR_", extra="ignore")
+
+    database_path: Path = Path("data/tutor.db")
+    answer_retention_days: int = Field(90, ge=0, le=36500)
+    db_busy_timeout_s: float = Field(DEFAULT_BUSY_TIMEOUT_S, ge=0, le=600)
+    db_synchronous: Synchronous = "NORMAL"

@@ -1,0 +1,93 @@
+"""``tutor stats``: the JSON contract for tools, the text summary, and bad input."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.progress.models import LearnerStats
+from bot.progress.store import ProgressStore
+from tests.progress.conftest import ALICE, GUILD, attempt, wrong
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    """A database where Alice answered once in GUILD (right) and once in a DM (wrong)."""
+    path = tmp_path / "tutor.db"
+
+    async def fill() -> None:
+        async with ProgressStore(path) as store:
+            await store.record_attempt(attempt(guild_id=GUILD))
+            await store.record_attempt(wrong(guild_id=None, item_id="TF2"))
+
+    asyncio.run(fill())
+    return path
+
+
+def test_json_output_is_the_learner_stats_model(
+    db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(["stats", "--learner", str(ALICE), "--json", "--db", str(db_path)])
+    stats = LearnerStats.model_validate_json(capsys.readouterr().out)
+    assert (status, stats.learner_id, stats.attempts, stats.accuracy) == (0, ALICE, 2, 0.5)
+
+
+def test_guild_option_limits_the_stats_to_that_guild(
+    db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["stats", "--learner", str(ALICE), "--guild", str(GUILD), "--json", "--db", str(db_path)])
+    stats = LearnerStats.model_validate_json(capsys.readouterr().out)
+    assert (stats.guild_id, stats.attempts, stats.points) == (GUILD, 1, 10)
+
+
+def test_text_output_summarises_accuracy_and_streak(
+    db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["stats", "--learner", str(ALICE), "--db", str(db_path)])
+    out = capsys.readouterr().out
+    assert "accuracy: 50%" in out
+    assert "streak:" in out
+
+
+def test_unknown_learner_gets_empty_stats(
+    db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["stats", "--learner", "42", "--json", "--db", str(db_path)]) == 0
+    assert LearnerStats.model_validate_json(capsys.readouterr().out).attempts == 0
+
+
+def test_database_path_comes_from_the_environment(
+    db_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TUTOR_DATABASE_PATH", str(db_path))
+    main(["stats", "--learner", str(ALICE), "--json"])
+    assert LearnerStats.model_validate_json(capsys.readouterr().out).attempts == 2
+
+
+def test_missing_database_is_an_error_and_is_not_created(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "nowhere.db"
+    status = main(["stats", "--learner", str(ALICE), "--db", str(missing)])
+    assert (status, missing.exists()) == (1, False)
+    assert f"no progress database at {missing}" in capsys.readouterr().err
+
+
+def test_a_file_that_is_not_a_database_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bogus = tmp_path / "tutor.db"
+    bogus.write_text("hello")
+    assert main(["stats", "--learner", str(ALICE), "--db", str(bogus)]) == 1
+    assert "cannot read the progress database" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("learner", ["abc", "0", "-5", str(2**63)])
+def test_learner_must_be_a_discord_id(learner: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["stats", "--learner", learner])
+    assert exited.value.code == 2
+    assert "not a Discord id" in capsys.readouterr().err
