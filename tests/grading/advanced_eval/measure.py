@@ -13,6 +13,9 @@ SHA-256 of "item_id\\ntext" with opposite-claim answers spread evenly, the first
 group to `tune`, the rest to `holdout`). Rubrics may be tuned on `tune`; `holdout` is only
 measured (this script never prints its texts).
 
+`round2.jsonl` is a second round of answers written the same way after round 1 was tuned
+on; its first grading is the column's "before" number in README.md.
+
 Exit status 0; this is a report, not a gate.
 """
 
@@ -36,12 +39,15 @@ from bot.content.loader import load_bank  # noqa: E402
 from bot.grading import Grader, Response  # noqa: E402
 
 ANSWERS_PATH = HERE / "answers.jsonl"
+ROUND2_PATH = HERE / "round2.jsonl"
+"""A second round, written after tuning on round 1's tune split and graded once before
+any further tuning (the "round2" column), then used for tuning too."""
 PACK_PATH = ROOT / "content" / "autograd-advanced.yaml"
 TUNE_FRACTION = 0.6
 """Share of each (item, label) group in the tune split, as in the examiner's dev split."""
 
 Label = Literal["correct", "partial", "incorrect"]
-Split = Literal["tune", "holdout"]
+Split = Literal["tune", "holdout", "round2"]
 RANK = {"incorrect": 0, "partial": 1, "correct": 2}
 
 
@@ -110,13 +116,16 @@ def load_answers(path: Path = ANSWERS_PATH) -> list[FreshAnswer]:
 def main(argv: list[str] | None = None) -> int:
     """Print per-item agreement for each split; list misses of the splits named by --misses."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--misses", choices=["tune"], action="append", default=[])
+    parser.add_argument("--misses", choices=["tune", "round2"], action="append", default=[])
     parser.add_argument("--item", action="append", default=[])
     args = parser.parse_args(argv)
 
     grader = Grader(load_bank([PACK_PATH]))
     answers = load_answers()
-    split = assign_split(answers)
+    split: dict[FreshAnswer, Split] = dict(assign_split(answers))
+    round2 = load_answers(ROUND2_PATH)
+    split.update(dict.fromkeys(round2, "round2"))
+    answers = [*answers, *round2]
     stats: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0])
     misses: list[str] = []
     for answer in answers:
@@ -141,17 +150,18 @@ def main(argv: list[str] | None = None) -> int:
                 f"{sign} {answer.item_id} {answer.label}->{got} {result.score:.2f} "
                 f"[{answer.style}] v={answer.verdict} | {answer.text[:160]!r}"
             )
-    print(f"{'item':<7}{'tune':>12}{'holdout':>12}   inc->cor  opp->cor")
+    splits: tuple[Split, ...] = ("tune", "holdout", "round2")
+    print(f"{'item':<7}{'tune':>12}{'holdout':>12}{'round2':>12}   inc->cor  opp->cor")
     ids = [*sorted({k[0] for k in stats if k[0] != "ALL"}, key=_item_order), "ALL"]
     for item_id in ids:
         cells = []
         bad = [0, 0, 0, 0]
-        for where in ("tune", "holdout"):
+        for where in splits:
             n, agree, inc, inc_cor, opp, opp_cor = stats[(item_id, where)]
             cells.append(f"{agree:>4}/{n:<3}{(agree / n if n else 0):>4.0%}")
             bad = [bad[0] + inc_cor, bad[1] + inc, bad[2] + opp_cor, bad[3] + opp]
         unsafe = f"{bad[0]:>3}/{bad[1]:<4} {bad[2]:>3}/{bad[3]}"
-        print(f"{item_id:<7}{cells[0]:>12}{cells[1]:>12}   {unsafe}")
+        print(f"{item_id:<7}{cells[0]:>12}{cells[1]:>12}{cells[2]:>12}   {unsafe}")
     for line in misses:
         print(line)
     return 0
