@@ -118,6 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--misses", choices=["tune", "round2"], action="append", default=[])
     parser.add_argument("--item", action="append", default=[])
+    parser.add_argument(
+        "--confusion",
+        action="store_true",
+        help="per item, how the holdout's misgraded answers were marked and graded (no texts)",
+    )
     args = parser.parse_args(argv)
 
     grader = Grader(load_bank([PACK_PATH]))
@@ -128,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     answers = [*answers, *round2]
     stats: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0])
     misses: list[str] = []
+    confusion: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for answer in answers:
         if args.item and answer.item_id not in args.item:
             continue
@@ -144,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
             row[3] += answer.label == "incorrect" and got == "correct"
             row[4] += answer.opposite_claim
             row[5] += answer.opposite_claim and got == "correct"
+        if got != answer.label and where == "holdout":
+            confusion[answer.item_id][f"{answer.label}->{got}"] += 1
         if got != answer.label and where in args.misses:
             sign = "+" if RANK[got] > RANK[answer.label] else "-"
             misses.append(
@@ -164,6 +172,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{item_id:<7}{cells[0]:>12}{cells[1]:>12}{cells[2]:>12}   {unsafe}")
     for line in misses:
         print(line)
+    if args.confusion:
+        for item_id in sorted(confusion, key=_item_order):
+            cells = ", ".join(f"{k} x{v}" for k, v in sorted(confusion[item_id].items()))
+            print(f"holdout {item_id}: {cells}")
     return 0
 
 
