@@ -1,13 +1,14 @@
-"""Settings for the bot process, read from the environment (prefix ``TUTOR_``) and ``.env``.
+"""Settings of the tutor's front ends, read from the environment (prefix ``TUTOR_``) and ``.env``.
 
-Built once, in the composition root (``tutor bot``), and passed into the bot by constructor;
-nothing here is created at import time. Every field is documented in docs/DISCORD.md.
+One class for ``tutor bot`` and ``tutor play``: built once in the composition root and
+passed into :func:`bot.services.open_services` and the bot by constructor; nothing here is
+created at import time. Every field is documented in docs/DISCORD.md (settings table).
 
 Example ``.env``::
 
     TUTOR_DISCORD_TOKEN=MTIz...        # the bot token (Developer Portal -> Bot -> Reset Token)
     TUTOR_DEV_GUILD_ID=123456789012345678
-    TUTOR_SANDBOX_ADDRESS=unix:/run/tutor-sandbox/sandbox.sock
+    TUTOR_SANDBOX_ADDRESS=unix:/run/tutor-sandbox/sandbox.sock   # default "local"
 """
 
 from __future__ import annotations
@@ -16,10 +17,32 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.progress.options import DEFAULT_BUSY_TIMEOUT_S, Synchronous
+
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+
+LOCAL_SANDBOX = "local"
+"""The sandbox address meaning "start a sandbox worker as a child process" (the default)."""
+
+
+class SandboxEndpoint(BaseModel):
+    """Where the sandbox worker is, parsed from ``TUTOR_SANDBOX_ADDRESS``.
+
+    Attributes:
+        kind: ``local`` (start a worker as a child process on a private Unix socket),
+            ``unix`` (a running worker's socket) or ``http`` (a running worker's URL).
+        unix_path: the socket, for ``unix``.
+        url: the base URL, for ``http`` (``http://host:port`` or ``https://...``).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["local", "unix", "http"]
+    unix_path: Path | None = None
+    url: str | None = None
 
 
 class TutorSettings(BaseSettings):
@@ -30,9 +53,12 @@ class TutorSettings(BaseSettings):
         dev_guild_id: when set, ``tutor bot --sync`` syncs commands to this guild only
             (instant) instead of globally (Discord may take up to an hour to propagate).
         database_path: the SQLite file of the progress store.
-        sandbox_address: where the sandbox worker listens: ``unix:/path/to.sock`` or
-            ``http://host:port``.
+        sandbox_address: where the sandbox worker listens: ``local`` (the default: start
+            one as a child process, which needs torch in this Python), ``unix:/path/to.sock``
+            or ``http://host:port``.
         sandbox_timeout_s: how long the bot waits for one sandbox run, in seconds.
+        sandbox_startup_timeout_s: how long a ``local`` worker may take to start (it
+            imports torch and forks its first jail), in seconds.
         content_dir: the directory of question packs (``*.yaml``).
         log_level: the root log level.
         drop_grace_minutes: a daily drop missed during downtime is still posted (late) when
@@ -40,6 +66,12 @@ class TutorSettings(BaseSettings):
             skipped and logged.
         drop_tick_s: how often the drop scheduler asks the store what is due, in seconds.
         run_cooldown_s: seconds a learner waits between two ``/run`` jobs.
+        answer_retention_days: days learners' free-text answers are kept (scores stay);
+            0 stores none (the progress store's rule, docs/PROGRESS.md).
+        db_busy_timeout_s: seconds a database write waits for another process's lock
+            (``tutor play`` next to the bot).
+        db_synchronous: SQLite ``synchronous``: ``NORMAL`` (a killed process loses nothing
+            acknowledged) or ``FULL`` (also survives power loss; slower commits).
     """
 
     model_config = SettingsConfigDict(
@@ -55,23 +87,46 @@ class TutorSettings(BaseSettings):
     dev_guild_id: int | None = Field(None, gt=0, description="Guild to sync commands to.")
     database_path: Path = Field(Path("data/tutor.db"), description="SQLite file.")
     sandbox_address: str = Field(
-        "http://127.0.0.1:8060", description="unix:/path.sock or http://host:port"
+        LOCAL_SANDBOX, description="local, unix:/path.sock or http://host:port"
     )
     sandbox_timeout_s: float = Field(15.0, gt=0, le=120, description="Seconds per run.")
+    sandbox_startup_timeout_s: float = Field(
+        180.0, gt=0, le=1800, description="Seconds a local worker may take to start."
+    )
     content_dir: Path = Field(Path("content"), description="Question packs.")
     log_level: LogLevel = "INFO"
     drop_grace_minutes: int = Field(180, ge=0, le=24 * 60, description="Late-post window.")
     drop_tick_s: float = Field(30.0, ge=1, le=600, description="Scheduler period.")
     run_cooldown_s: float = Field(20.0, ge=0, le=3600, description="Seconds between /run.")
+    answer_retention_days: int = Field(90, ge=0, le=36500, description="Days answers are kept.")
+    db_busy_timeout_s: float = Field(
+        DEFAULT_BUSY_TIMEOUT_S, ge=0, le=600, description="Seconds a write waits for a lock."
+    )
+    db_synchronous: Synchronous = "NORMAL"
 
     @field_validator("sandbox_address")
     @classmethod
     def _address_scheme(cls, value: str) -> str:
-        if not (value.startswith("unix:") or value.startswith(("http://", "https://"))):
-            raise ValueError(
-                f"sandbox_address must be unix:/path/to.sock or http://host:port, got {value!r}"
-            )
-        return value
+        value = value.strip()
+        if value == LOCAL_SANDBOX:
+            return value
+        if value.startswith("unix:") and len(value) > len("unix:"):
+            return value
+        if value.startswith(("http://", "https://")) and len(value.split("://", 1)[1]) > 0:
+            return value
+        raise ValueError(
+            f"sandbox_address must be local, unix:/path/to.sock or http://host:port, got {value!r}"
+        )
+
+    @property
+    def sandbox_endpoint(self) -> SandboxEndpoint:
+        """:attr:`sandbox_address` parsed (``unix:/run/s.sock`` -> kind ``unix``, path)."""
+        address = self.sandbox_address
+        if address == LOCAL_SANDBOX:
+            return SandboxEndpoint(kind="local")
+        if address.startswith("unix:"):
+            return SandboxEndpoint(kind="unix", unix_path=Path(address.removeprefix("unix:")))
+        return SandboxEndpoint(kind="http", url=address)
 
     @property
     def drop_grace(self) -> timedelta:

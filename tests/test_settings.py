@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from bot.cli import main
-from bot.settings import TutorSettings
+from bot.settings import SandboxEndpoint, TutorSettings
 
 
 def _settings(**env: str) -> TutorSettings:
@@ -45,8 +45,40 @@ def test_the_token_never_appears_in_repr_or_logs(monkeypatch: pytest.MonkeyPatch
 
 def test_a_bad_sandbox_address_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TUTOR_SANDBOX_ADDRESS", "tcp://sandbox")
-    with pytest.raises(ValidationError, match="sandbox_address must be unix:"):
+    with pytest.raises(ValidationError, match="sandbox_address must be local, unix:"):
         _settings()
+
+
+def test_the_default_sandbox_address_starts_a_local_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("TUTOR_SANDBOX_ADDRESS", raising=False)
+    assert _settings().sandbox_endpoint == SandboxEndpoint(kind="local")
+
+
+@pytest.mark.parametrize(
+    ("address", "endpoint"),
+    [
+        ("local", SandboxEndpoint(kind="local")),
+        ("unix:/run/s.sock", SandboxEndpoint(kind="unix", unix_path=Path("/run/s.sock"))),
+        ("http://sandbox:8060", SandboxEndpoint(kind="http", url="http://sandbox:8060")),
+    ],
+)
+def test_each_sandbox_address_form_is_parsed(
+    monkeypatch: pytest.MonkeyPatch, address: str, endpoint: SandboxEndpoint
+) -> None:
+    monkeypatch.setenv("TUTOR_SANDBOX_ADDRESS", address)
+    assert _settings().sandbox_endpoint == endpoint
+
+
+def test_the_progress_store_options_are_read_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TUTOR_ANSWER_RETENTION_DAYS", "0")
+    monkeypatch.setenv("TUTOR_DB_BUSY_TIMEOUT_S", "2.5")
+    monkeypatch.setenv("TUTOR_DB_SYNCHRONOUS", "FULL")
+    settings = _settings()
+    assert settings.answer_retention_days == 0
+    assert settings.db_busy_timeout_s == 2.5
+    assert settings.db_synchronous == "FULL"
 
 
 def test_tutor_bot_names_the_bad_variable(

@@ -159,6 +159,29 @@ def learner_stats(
     )
 
 
+def recent_items(db: Database, learner_id: int, limit: int = 20) -> list[str]:
+    """The items a learner answered most recently, anywhere, newest first.
+
+    Reads the learner's ``learner_items`` rows of scope 0 by primary-key prefix (one row per
+    item attempted, so at most the bank's size), never the attempts table.
+
+    Args:
+        learner_id: the learner.
+        limit: at most this many item ids (1-1000).
+
+    Returns:
+        Item ids, the latest attempt first; empty for a learner with no attempts.
+    """
+    rows = db.execute(
+        """
+        SELECT item_id FROM learner_items WHERE learner_id = ? AND scope = ?
+        ORDER BY last_at DESC, item_id LIMIT ?
+        """,
+        [learner_id, EVERYWHERE, max(1, min(limit, 1000))],
+    ).fetchall()
+    return [str(row[0]) for row in rows]
+
+
 def leaderboard(
     db: Database,
     guild_id: int,

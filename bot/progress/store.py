@@ -221,6 +221,10 @@ class ProgressStore:
         """The learner's stats in one guild, or everywhere when ``guild_id`` is None."""
         return await self._run(stats.learner_stats, learner_id, self.now(), guild_id)
 
+    async def recent_items(self, learner_id: int, limit: int = 20) -> list[str]:
+        """Item ids the learner answered most recently, newest first (``/quiz`` avoids them)."""
+        return await self._run(stats.recent_items, learner_id, limit)
+
     async def leaderboard(
         self,
         guild_id: int,

@@ -127,3 +127,14 @@ async def test_points_everywhere_add_up_every_guild(store: ProgressStore) -> Non
     here = await store.learner_stats(ALICE, guild_id=GUILD)
     everywhere = await store.learner_stats(ALICE)
     assert (here.points, everywhere.points) == (10, 20)
+
+
+async def test_recent_items_lists_the_latest_answered_first(
+    store: ProgressStore, clock: FakeClock
+) -> None:
+    for item_id in ("TF1", "SE1", "TF2", "TF1"):
+        await store.record_attempt(attempt(item_id=item_id))
+        clock.advance(minutes=1)
+    assert await store.recent_items(ALICE) == ["TF1", "TF2", "SE1"]
+    assert await store.recent_items(ALICE, limit=2) == ["TF1", "TF2"]
+    assert await store.recent_items(ALICE + 99) == []
