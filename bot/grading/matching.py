@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Final, Literal
 
 from bot.content.patterns import (
@@ -113,6 +114,12 @@ class CPhrase:
     terms: tuple[CTerm, ...]
     gap: int
     any_order: bool = False
+    needs: tuple[frozenset[int], ...] = field(init=False, compare=False, repr=False)
+    """The atom sets the phrase needs in an answer (:func:`gate`), computed on creation."""
+
+    def __post_init__(self) -> None:
+        sets = {_term_anchors(term) for term in self.terms}
+        object.__setattr__(self, "needs", tuple(sorted(sets, key=len)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,13 +141,32 @@ class CNumber:
 CPattern = CPhrase | CNear | CNumber
 
 
+Gate = tuple[frozenset[int], ...]
+"""Atom sets a pattern needs: it can match an answer only if, for every set, one of the
+set's atoms occurs in the answer (one set per phrase term; see :func:`gate`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class CompiledRule:
-    """A concept or misconception, compiled: its id, polarity and patterns."""
+    """A concept or misconception, compiled: its id, polarity and patterns.
+
+    Attributes:
+        id: the concept or misconception id.
+        polarity: ``affirm`` or ``deny``, as in the rubric.
+        patterns: the compiled patterns, rubric order.
+        gates: for each pattern, the atom sets it needs (:data:`Gate`); None for a number
+            pattern, which needs a stated number instead.
+        atoms: every atom any phrase or ``near`` pattern of the rule could start a match
+            with; a rule without number patterns whose atoms are all absent cannot match.
+        numbers: the rule has a ``{number: ...}`` pattern.
+    """
 
     id: str
     polarity: Literal["affirm", "deny"]
     patterns: tuple[CPattern, ...]
+    gates: tuple[Gate | None, ...] = ()
+    atoms: frozenset[int] = frozenset()
+    numbers: bool = False
 
 
 @dataclass(slots=True)
@@ -179,6 +205,35 @@ def code_matches(pattern: tuple[str, ...], text: tuple[str, ...]) -> bool:
         return False
     offset = len(text) - n
     return all(_part_matches(pattern[k], text[offset + k]) for k in range(n))
+
+
+def _term_anchors(term: CTerm) -> frozenset[int]:
+    """Atoms that can be the first token of a match of ``term`` (its own atoms and, for each
+    alternative phrase, those of that phrase's first term)."""
+    out = set(term.atoms)
+    for sub in term.phrases:
+        out |= _term_anchors(sub.terms[0])
+    return frozenset(out)
+
+
+def gate(pattern: CPattern) -> Gate | None:
+    """The atom sets ``pattern`` needs in an answer before it is worth trying.
+
+    A phrase matches only where every term matches, and a term only where one of its atoms
+    (or the first atom of one of its alternative phrases) occurs; ``near`` needs every term
+    of every part. So an answer in which some set has no atom cannot match the pattern, and
+    the matcher skips it with one set operation per term instead of walking its atoms.
+
+    Returns:
+        One atom set per term, smallest first (the likeliest to be absent); None for a
+        number pattern.
+    """
+    if isinstance(pattern, CNumber):
+        return None
+    if isinstance(pattern, CPhrase):
+        return pattern.needs
+    sets = {atoms for phrase in pattern.parts for atoms in phrase.needs}
+    return tuple(sorted(sets, key=len))
 
 
 def _articles_only(term: Term) -> bool:
@@ -319,8 +374,12 @@ class Compiler:
     def rule(
         self, rule_id: str, polarity: Literal["affirm", "deny"], patterns: Iterable[Pattern]
     ) -> CompiledRule:
-        """Compile a concept or misconception."""
-        return CompiledRule(rule_id, polarity, tuple(self.pattern(p) for p in patterns))
+        """Compile a concept or misconception (with the gates the matcher prunes by)."""
+        compiled = tuple(self.pattern(p) for p in patterns)
+        gates = tuple(gate(p) for p in compiled)
+        atoms = frozenset().union(*(g[0] for g in gates if g is not None))
+        numbers = any(g is None for g in gates)
+        return CompiledRule(rule_id, polarity, compiled, gates, atoms, numbers)
 
     # ---- lookup ----------------------------------------------------------------------
     def lookup(self, kind: int, surf: str) -> tuple[tuple[int, int], ...]:
@@ -398,6 +457,55 @@ class Compiler:
         return out
 
 
+_NONE: Final[list[Span]] = []
+"""The spans of a pattern that cannot match (shared; never mutated)."""
+
+_BUCKET_MIN: Final = 32
+"""Above this many span pairs, :func:`_join` indexes the following spans by start token."""
+
+
+def _join(current: list[Span], following: list[Span], limit: int, sent: list[int]) -> list[Span]:
+    """Spans of ``current`` extended by a span of ``following`` starting at most ``limit``
+    tokens after their end, in the same sentence.
+
+    The result is ordered by ``current``, then by ``following`` (the order the rule's
+    first-match-wins deduplication relies on). Small inputs are joined pair by pair; large
+    ones (a long answer repeating a word) through an index of ``following`` by start token,
+    so the work grows with ``len(current) * limit`` rather than with the product.
+    """
+    if len(current) * len(following) <= _BUCKET_MIN:
+        return [
+            (s, e2, f | f2, t + t2)
+            for (s, e, f, t) in current
+            for (s2, e2, f2, t2) in following
+            if e < s2 <= e + limit and sent[s2] == sent[s]
+        ]
+    by_start: dict[int, list[tuple[int, Span]]] = {}
+    for k, span in enumerate(following):
+        bucket = by_start.get(span[0])
+        if bucket is None:
+            by_start[span[0]] = [(k, span)]
+        else:
+            bucket.append((k, span))
+    out: list[Span] = []
+    for s, e, f, t in current:
+        found: list[tuple[int, Span]] = []
+        for start in range(e + 1, e + limit + 1):
+            bucket = by_start.get(start)
+            if bucket is not None:
+                found += bucket
+        if len(found) > 1:
+            found.sort(key=_first_item)
+        for _, (s2, e2, f2, t2) in found:
+            if sent[s2] == sent[s]:
+                out.append((s, e2, f | f2, t + t2))
+    return out
+
+
+def _first_item(pair: tuple[int, Span]) -> int:
+    return pair[0]
+
+
 def _flags(spans: list[Span]) -> int:
     out = 0
     for span in spans:
@@ -417,64 +525,89 @@ class Matcher:
     def __init__(self, compiler: Compiler, stream: TokenStream, negation: Negation) -> None:
         self.stream = stream
         self.negation = negation
-        positions: dict[int, list[tuple[int, int]]] = {}
+        surf, kinds = stream.surf, stream.kind
+        n = len(surf)
+        # Word tokens are looked up by their text alone (one C-level map over the answer);
+        # the other kinds (WORD is 0, so compress() yields exactly them) by (kind, text),
+        # because a code token such as backward() has the same text as the word "backward".
+        hits: list[tuple[tuple[int, int], ...] | None] = list(map(compiler.word_cache.get, surf))
         lookup = compiler.lookup
-        words = compiler.word_cache
-        kinds = stream.kind
-        for i, surf in enumerate(stream.surf):
-            kind = kinds[i]
-            hits = words.get(surf) if kind == WORD else None
-            if hits is None:
-                hits = lookup(kind, surf)
-            if hits:
-                for aid, flags in hits:
-                    if aid in positions:
-                        positions[aid].append((i, flags))
-                    else:
-                        positions[aid] = [(i, flags)]
+        for i in compress(range(n), kinds):
+            hits[i] = lookup(kinds[i], surf[i])
+        if None in hits:  # words this item has not seen yet
+            for i, got in enumerate(hits):
+                if got is None:
+                    hits[i] = lookup(WORD, surf[i])
+        positions: dict[int, list[Span]] = {}
+        for i in compress(range(n), hits):
+            for aid, flags in hits[i] or ():
+                span = (i, i, flags, (i,))
+                found = positions.get(aid)
+                if found is None:
+                    positions[aid] = [span]
+                else:
+                    found.append(span)
         self.positions = positions
+        """atom id -> the one-token spans where it matched, in text order."""
+        self._present = positions.keys()
+        self._hits = hits
         self._memo: dict[int, list[Span]] = {}
 
     @property
     def matched_tokens(self) -> set[int]:
         """Indices of tokens that some atom of the item matched."""
-        return {i for spans in self.positions.values() for i, _ in spans}
+        return set(compress(range(len(self._hits)), self._hits))
 
     def _term(self, term: CTerm) -> list[Span]:
-        out: list[Span] = []
         positions = self.positions
+        if not term.phrases and len(term.atoms) == 1:
+            return positions.get(term.atoms[0], _NONE)  # shared: callers never mutate spans
+        out: list[Span] = []
         for aid in term.atoms:
-            for i, flags in positions.get(aid, ()):
-                out.append((i, i, flags, (i,)))
-        for sub in term.phrases:
-            out.extend(self.phrase(sub))
+            found = positions.get(aid)
+            if found:
+                out += found
+        if term.phrases:
+            present = self._present
+            memo = self._memo
+            for sub in term.phrases:
+                spans = memo.get(id(sub))
+                if spans is None:
+                    for atoms in sub.needs:
+                        if present.isdisjoint(atoms):
+                            break
+                    else:
+                        out += self.phrase(sub)
+                elif spans:
+                    out += spans
         return out
 
     def phrase(self, phrase: CPhrase) -> list[Span]:
-        """Every span where ``phrase`` matches."""
+        """Every span where ``phrase`` matches (the returned list must not be mutated)."""
         key = id(phrase)
         memo = self._memo.get(key)
         if memo is not None:
             return memo
+        present = self._present
+        for atoms in phrase.needs:
+            if present.isdisjoint(atoms):
+                self._memo[key] = _NONE
+                return _NONE
         sent = self.stream.sent
         limit = phrase.gap + 1
         first = self._term(phrase.terms[0])
         current = first
+        following: list[Span] = []
         for term in phrase.terms[1:]:
             if not current:
                 break
             following = self._term(term)
-            current = [
-                (s, e2, f | f2, t + t2)
-                for (s, e, f, t) in current
-                for (s2, e2, f2, t2) in following
-                if e < s2 <= e + limit and sent[s2] == sent[s]
-            ]
+            current = _join(current, following, limit, sent)
         if phrase.any_order and first:
             current = current + [
                 (s2, e, f | f2, t2 + t)
                 for (s, e, f, t) in first
-                for (s2, e2, f2, t2) in self._term(phrase.terms[1])
+                for (s2, e2, f2, t2) in following
                 if s2 < s and s - limit <= e2 < s and sent[s2] == sent[s]
             ]
         self._memo[key] = current
@@ -485,24 +618,44 @@ class Matcher:
         per_part = [self.phrase(p) for p in near.parts]
         if not all(per_part):
             return []
+        within = near.within
         combos: list[list[Span]] = [[span] for span in per_part[0]]
         for spans in per_part[1:]:
+            by_sentence: dict[int, list[Span]] = {}  # every part lies in one sentence
+            for span in spans:
+                bucket = by_sentence.get(sent[span[0]])
+                if bucket is None:
+                    by_sentence[sent[span[0]]] = [span]
+                else:
+                    bucket.append(span)
             grown: list[list[Span]] = []
             for combo in combos:
-                for span in spans:
-                    if sent[span[0]] != sent[combo[0][0]]:
-                        continue
-                    if all(
-                        max(0, max(span[0], c[0]) - min(span[1], c[1]) - 1) <= near.within
-                        and (span[0] > c[1] or span[1] < c[0])
-                        for c in combo
-                    ):
+                for span in by_sentence.get(sent[combo[0][0]], ()):
+                    s2, e2 = span[0], span[1]
+                    # every part already chosen: disjoint from this span, and at most
+                    # ``within`` words between them
+                    for c in combo:
+                        if not (s2 > c[1] or e2 < c[0]):
+                            break
+                        if (s2 if s2 > c[0] else c[0]) - (e2 if e2 < c[1] else c[1]) - 1 > within:
+                            break
+                    else:
                         grown.append([*combo, span])
                         if len(grown) >= MAX_NEAR_COMBINATIONS:
                             break
             combos = grown
             if not combos:
                 return []
+        if len(per_part) == 2:
+            return [
+                (
+                    a[0] if a[0] < b[0] else b[0],
+                    a[1] if a[1] > b[1] else b[1],
+                    a[2] | b[2],
+                    a[3] + b[3],
+                )
+                for a, b in combos
+            ]
         return [
             (
                 min(c[0] for c in combo),
@@ -529,21 +682,41 @@ class Matcher:
         return self._number(pattern)
 
     def rule(self, rule: CompiledRule) -> RuleHits:
-        """Where ``rule`` matched, by polarity; spans inside questions are left out."""
+        """Where ``rule`` matched, by polarity; spans inside questions are left out.
+
+        Patterns whose gate fails (some term has no atom in the answer) are skipped without
+        being tried; that changes no result, only the time taken.
+        """
         hits = RuleHits()
+        present = self._present
+        if present.isdisjoint(rule.atoms) and not (rule.numbers and self.stream.values):
+            return hits
+        values = self.stream.values
         questions = self.stream.questions
         sent = self.stream.sent
-        conditional = self.negation.conditional
+        negation = self.negation
+        conditional = negation.conditional
+        odd = negation.odd
         seen: set[tuple[int, int]] = set()
-        for pattern in rule.patterns:
+        for pattern, needs in zip(rule.patterns, rule.gates, strict=True):
+            if needs is None:
+                if not values:
+                    continue
+            elif any(present.isdisjoint(atoms) for atoms in needs):
+                continue
             for span in self.spans(pattern):
                 start, end, flags, tokens = span
-                if (start, end) in seen or sent[start] in questions:
+                key = (start, end)
+                if key in seen or (questions and sent[start] in questions):
                     continue
-                seen.add((start, end))
-                if conditional and any(t in conditional for t in tokens):
+                seen.add(key)
+                if conditional and not conditional.isdisjoint(tokens):
                     hits.conditional.append(span)
-                elif self.negation.negated(tokens) != bool(flags & FLIPPED):
+                    continue
+                # A one-token span is negated when an odd number of cues cover it (a cue
+                # never covers itself); longer spans discount the cues they spell.
+                negated = start in odd if len(tokens) == 1 else negation.negated(tokens)
+                if negated != bool(flags & FLIPPED):
                     hits.negated.append(span)
                 else:
                     hits.affirmed.append(span)

@@ -229,12 +229,15 @@ class Negation:
         cue_start: token index -> start index of the cue phrase it belongs to.
         conditional: indices of tokens inside a conditional clause.
         hedged: the answer contains a hedge ("maybe", "not sure", "I think").
+        odd: indices of tokens covered by an odd number of cues (a cue never covers
+            itself, so these are exactly the tokens :meth:`negated` calls negated alone).
     """
 
     cover: dict[int, list[int]] = field(default_factory=dict)
     cue_start: dict[int, int] = field(default_factory=dict)
     conditional: set[int] = field(default_factory=set)
     hedged: bool = False
+    odd: set[int] = field(default_factory=set)
 
     def negated(self, tokens: tuple[int, ...]) -> bool:
         """Whether any of ``tokens`` is negated an odd number of times.
@@ -481,6 +484,8 @@ def scope(stream: TokenStream) -> Negation:
             i = after
             continue
         i += 1
+    if cover:
+        result.odd = {t for t, cues in cover.items() if len(cues) % 2}
     return result
 
 
