@@ -28,10 +28,11 @@ sentence. Every span then gets its polarity from :mod:`bot.grading.negation`.
 from __future__ import annotations
 
 import functools
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import compress
-from typing import Final, Literal
+from typing import Final, Literal, TypeVar
 
 from bot.content.patterns import (
     Alt,
@@ -139,6 +140,8 @@ class CNumber:
 
 
 CPattern = CPhrase | CNear | CNumber
+
+_Node = TypeVar("_Node", CTerm, CPhrase)
 
 
 Gate = tuple[frozenset[int], ...]
@@ -265,8 +268,15 @@ class Compiler:
         self.cache: dict[tuple[int, str], tuple[tuple[int, int], ...]] = {}
         self.word_cache: dict[str, tuple[tuple[int, int], ...]] = {}
         """The same lookups for word tokens, keyed by the word alone (the hot path)."""
+        self._nodes: dict[CTerm | CPhrase, CTerm | CPhrase] = {}
 
     # ---- compilation -----------------------------------------------------------------
+    def _intern(self, node: _Node) -> _Node:
+        """One object per distinct term or phrase of the item, so the matcher's per-answer
+        memo (keyed by object) shares the work of a phrase or term that several patterns or
+        synonym expansions spell alike."""
+        return self._nodes.setdefault(node, node)  # type: ignore[return-value]
+
     def _atom(self, atom: Atom) -> int:
         found = self._index.get(atom)
         if found is None:
@@ -281,7 +291,7 @@ class Compiler:
         return self._atom(Atom(A_WORD, word, stem(word), allowed_slips(len(word)) if fuzzy else 0))
 
     def _words_phrase(self, words: list[str], fuzzy: bool) -> CPhrase:
-        return CPhrase(tuple(CTerm((self._word_atom(w, fuzzy),)) for w in words), 0)
+        return self._intern(CPhrase(tuple(CTerm((self._word_atom(w, fuzzy),)) for w in words), 0))
 
     def _code(self, source: str) -> CTerm:
         stream = segment(source.lower())
@@ -301,7 +311,7 @@ class Compiler:
         exact = [self._atom(Atom(A_EXACT, s)) for s in stream.surf]
         if len(exact) == 1:
             return CTerm((exact[0],))
-        return CTerm((), (CPhrase(tuple(CTerm((a,)) for a in exact), 0),))
+        return CTerm((), (self._intern(CPhrase(tuple(CTerm((a,)) for a in exact), 0)),))
 
     def _alt(self, alt: Alt, expand: bool) -> CTerm:
         if alt.form == "code":
@@ -352,12 +362,12 @@ class Compiler:
                 compiled = self._alt(alt, expand)
                 atoms.extend(a for a in compiled.atoms if a not in atoms)
                 phrases.extend(compiled.phrases)
-            terms.append(CTerm(tuple(atoms), tuple(phrases)))
+            terms.append(self._intern(CTerm(tuple(atoms), tuple(phrases))))
         if not terms:  # a phrase of articles only: keep it literal
             return self.phrase(Phrase(parsed.terms[:1], parsed.gap), expand)
         kept = [t for t in parsed.terms if not _articles_only(t)]
         any_order = len(kept) == 2 and not any(_function_words_only(t) for t in kept)
-        return CPhrase(tuple(terms), gap, any_order)
+        return self._intern(CPhrase(tuple(terms), gap, any_order))
 
     def pattern(self, pattern: Pattern) -> CPattern:
         """Compile one rubric pattern (string, ``seq``, ``near`` or ``number``)."""
@@ -506,6 +516,23 @@ def _first_item(pair: tuple[int, Span]) -> int:
     return pair[0]
 
 
+_plain_spans: list[Span] = []
+
+
+def _one_token_spans(count: int) -> list[Span]:
+    """The flagless one-token spans ``(i, i, 0, (i,))`` for ``i < count``, built once and
+    shared (spans are immutable), so a long answer does not build two tuples per match.
+
+    A longer table replaces the old one whole, so a thread never sees a half-built list.
+    """
+    global _plain_spans
+    spans = _plain_spans
+    if len(spans) < count:
+        spans = spans + [(i, i, 0, (i,)) for i in range(len(spans), count)]
+        _plain_spans = spans
+    return spans
+
+
 def _flags(spans: list[Span]) -> int:
     out = 0
     for span in spans:
@@ -539,9 +566,10 @@ class Matcher:
                 if got is None:
                     hits[i] = lookup(WORD, surf[i])
         positions: dict[int, list[Span]] = {}
+        plain = _one_token_spans(n)
         for i in compress(range(n), hits):
             for aid, flags in hits[i] or ():
-                span = (i, i, flags, (i,))
+                span = (i, i, flags, (i,)) if flags else plain[i]
                 found = positions.get(aid)
                 if found is None:
                     positions[aid] = [span]
@@ -552,8 +580,8 @@ class Matcher:
         self._present = positions.keys()
         self._hits = hits
         self._memo: dict[int, list[Span]] = {}
+        self._classes: bytearray | None = None
 
-    @property
     def matched_tokens(self) -> set[int]:
         """Indices of tokens that some atom of the item matched."""
         return set(compress(range(len(self._hits)), self._hits))
@@ -562,6 +590,14 @@ class Matcher:
         positions = self.positions
         if not term.phrases and len(term.atoms) == 1:
             return positions.get(term.atoms[0], _NONE)  # shared: callers never mutate spans
+        key = id(term)
+        out = self._memo.get(key)
+        if out is None:
+            out = self._memo[key] = self._term_spans(term)
+        return out
+
+    def _term_spans(self, term: CTerm) -> list[Span]:
+        positions = self.positions
         out: list[Span] = []
         for aid in term.atoms:
             found = positions.get(aid)
@@ -681,46 +717,83 @@ class Matcher:
             return self._near(pattern)
         return self._number(pattern)
 
+    def _token_classes(self) -> bytearray:
+        """Per token: 3 in a question, 2 in a conditional clause, 1 negated on its own (an odd
+        number of cues cover it), else 0 (affirmed) - the order :meth:`rule` tests them in."""
+        classes = self._classes
+        if classes is None:
+            stream, negation = self.stream, self.negation
+            classes = bytearray(len(stream))
+            for i in negation.odd:
+                classes[i] = 1
+            for i in negation.conditional:
+                classes[i] = 2
+            sent = stream.sent
+            for number in stream.questions:
+                first, last = bisect_left(sent, number), bisect_right(sent, number)
+                classes[first:last] = b"\x03" * (last - first)
+            self._classes = classes
+        return classes
+
     def rule(self, rule: CompiledRule) -> RuleHits:
         """Where ``rule`` matched, by polarity; spans inside questions are left out.
 
         Patterns whose gate fails (some term has no atom in the answer) are skipped without
-        being tried; that changes no result, only the time taken.
+        being tried; that changes no result, only the time taken. When two patterns match
+        the same tokens, the first one's span counts.
         """
-        hits = RuleHits()
         present = self._present
-        if present.isdisjoint(rule.atoms) and not (rule.numbers and self.stream.values):
-            return hits
         values = self.stream.values
+        if present.isdisjoint(rule.atoms) and not (rule.numbers and values):
+            return RuleHits()
         questions = self.stream.questions
         sent = self.stream.sent
         negation = self.negation
         conditional = negation.conditional
-        odd = negation.odd
-        seen: set[tuple[int, int]] = set()
+        classes = self._token_classes()
+        memo = self._memo
+        affirmed: list[Span] = []
+        negated: list[Span] = []
+        conditioned: list[Span] = []
+        seen_one: set[int] = set()  # one-token spans, by token
+        seen: set[tuple[int, int]] = set()  # longer spans, by (first, last) token
         for pattern, needs in zip(rule.patterns, rule.gates, strict=True):
+            spans: list[Span] | None
             if needs is None:
-                if not values:
-                    continue
-            elif any(present.isdisjoint(atoms) for atoms in needs):
+                spans = self.spans(pattern) if values else None
+            else:
+                spans = memo.get(id(pattern))
+                if spans is None and all(not present.isdisjoint(atoms) for atoms in needs):
+                    spans = self.spans(pattern)
+            if not spans:
                 continue
-            for span in self.spans(pattern):
-                start, end, flags, tokens = span
-                key = (start, end)
+            for span in spans:
+                start = span[0]
+                if span[1] == start:  # one token: its class says it all
+                    token_class = classes[start]
+                    if token_class == 3 or start in seen_one:
+                        continue
+                    seen_one.add(start)
+                    if token_class == 2:
+                        conditioned.append(span)
+                    elif (token_class == 1) != bool(span[2] & FLIPPED):
+                        negated.append(span)
+                    else:
+                        affirmed.append(span)
+                    continue
+                key = (start, span[1])
                 if key in seen or (questions and sent[start] in questions):
                     continue
                 seen.add(key)
+                tokens = span[3]
                 if conditional and not conditional.isdisjoint(tokens):
-                    hits.conditional.append(span)
-                    continue
-                # A one-token span is negated when an odd number of cues cover it (a cue
-                # never covers itself); longer spans discount the cues they spell.
-                negated = start in odd if len(tokens) == 1 else negation.negated(tokens)
-                if negated != bool(flags & FLIPPED):
-                    hits.negated.append(span)
+                    conditioned.append(span)
+                elif negation.negated(tokens) != bool(span[2] & FLIPPED):
+                    # a longer span discounts the cues it spells ("no longer a leaf")
+                    negated.append(span)
                 else:
-                    hits.affirmed.append(span)
-        return hits
+                    affirmed.append(span)
+        return RuleHits(affirmed, negated, conditioned)
 
 
 __all__ = [

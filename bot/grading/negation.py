@@ -31,6 +31,7 @@ that lie inside the matched phrase itself (a pattern ``no longer`` carries its o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Final
 
 from bot.grading.sentences import TokenStream
@@ -400,9 +401,9 @@ def scope(stream: TokenStream) -> Negation:
     n = len(surf)
     cover = result.cover
     triggers = _TRIGGERS
-    candidates = [i for i, w in enumerate(surf) if w in triggers]
-    if not candidates:
+    if triggers.isdisjoint(surf):
         return result
+    candidates = list(compress(range(n), map(triggers.__contains__, surf)))
     i = 0
     for at in candidates:
         if at < i:
