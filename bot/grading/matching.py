@@ -28,9 +28,11 @@ sentence. Every span then gets its polarity from :mod:`bot.grading.negation`.
 from __future__ import annotations
 
 import functools
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from itertools import compress
+from typing import Final, Literal, TypeVar
 
 from bot.content.patterns import (
     Alt,
@@ -113,6 +115,12 @@ class CPhrase:
     terms: tuple[CTerm, ...]
     gap: int
     any_order: bool = False
+    needs: tuple[frozenset[int], ...] = field(init=False, compare=False, repr=False)
+    """The atom sets the phrase needs in an answer (:func:`gate`), computed on creation."""
+
+    def __post_init__(self) -> None:
+        sets = {_term_anchors(term) for term in self.terms}
+        object.__setattr__(self, "needs", tuple(sorted(sets, key=len)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,14 +141,35 @@ class CNumber:
 
 CPattern = CPhrase | CNear | CNumber
 
+_Node = TypeVar("_Node", CTerm, CPhrase)
+
+
+Gate = tuple[frozenset[int], ...]
+"""Atom sets a pattern needs: it can match an answer only if, for every set, one of the
+set's atoms occurs in the answer (one set per phrase term; see :func:`gate`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class CompiledRule:
-    """A concept or misconception, compiled: its id, polarity and patterns."""
+    """A concept or misconception, compiled: its id, polarity and patterns.
+
+    Attributes:
+        id: the concept or misconception id.
+        polarity: ``affirm`` or ``deny``, as in the rubric.
+        patterns: the compiled patterns, rubric order.
+        gates: for each pattern, the atom sets it needs (:data:`Gate`); None for a number
+            pattern, which needs a stated number instead.
+        atoms: every atom any phrase or ``near`` pattern of the rule could start a match
+            with; a rule without number patterns whose atoms are all absent cannot match.
+        numbers: the rule has a ``{number: ...}`` pattern.
+    """
 
     id: str
     polarity: Literal["affirm", "deny"]
     patterns: tuple[CPattern, ...]
+    gates: tuple[Gate | None, ...] = ()
+    atoms: frozenset[int] = frozenset()
+    numbers: bool = False
 
 
 @dataclass(slots=True)
@@ -181,6 +210,35 @@ def code_matches(pattern: tuple[str, ...], text: tuple[str, ...]) -> bool:
     return all(_part_matches(pattern[k], text[offset + k]) for k in range(n))
 
 
+def _term_anchors(term: CTerm) -> frozenset[int]:
+    """Atoms that can be the first token of a match of ``term`` (its own atoms and, for each
+    alternative phrase, those of that phrase's first term)."""
+    out = set(term.atoms)
+    for sub in term.phrases:
+        out |= _term_anchors(sub.terms[0])
+    return frozenset(out)
+
+
+def gate(pattern: CPattern) -> Gate | None:
+    """The atom sets ``pattern`` needs in an answer before it is worth trying.
+
+    A phrase matches only where every term matches, and a term only where one of its atoms
+    (or the first atom of one of its alternative phrases) occurs; ``near`` needs every term
+    of every part. So an answer in which some set has no atom cannot match the pattern, and
+    the matcher skips it with one set operation per term instead of walking its atoms.
+
+    Returns:
+        One atom set per term, smallest first (the likeliest to be absent); None for a
+        number pattern.
+    """
+    if isinstance(pattern, CNumber):
+        return None
+    if isinstance(pattern, CPhrase):
+        return pattern.needs
+    sets = {atoms for phrase in pattern.parts for atoms in phrase.needs}
+    return tuple(sorted(sets, key=len))
+
+
 def _articles_only(term: Term) -> bool:
     return all(alt.form == "word" and alt.text in ARTICLES for alt in term.alts)
 
@@ -210,8 +268,15 @@ class Compiler:
         self.cache: dict[tuple[int, str], tuple[tuple[int, int], ...]] = {}
         self.word_cache: dict[str, tuple[tuple[int, int], ...]] = {}
         """The same lookups for word tokens, keyed by the word alone (the hot path)."""
+        self._nodes: dict[CTerm | CPhrase, CTerm | CPhrase] = {}
 
     # ---- compilation -----------------------------------------------------------------
+    def _intern(self, node: _Node) -> _Node:
+        """One object per distinct term or phrase of the item, so the matcher's per-answer
+        memo (keyed by object) shares the work of a phrase or term that several patterns or
+        synonym expansions spell alike."""
+        return self._nodes.setdefault(node, node)  # type: ignore[return-value]
+
     def _atom(self, atom: Atom) -> int:
         found = self._index.get(atom)
         if found is None:
@@ -226,7 +291,7 @@ class Compiler:
         return self._atom(Atom(A_WORD, word, stem(word), allowed_slips(len(word)) if fuzzy else 0))
 
     def _words_phrase(self, words: list[str], fuzzy: bool) -> CPhrase:
-        return CPhrase(tuple(CTerm((self._word_atom(w, fuzzy),)) for w in words), 0)
+        return self._intern(CPhrase(tuple(CTerm((self._word_atom(w, fuzzy),)) for w in words), 0))
 
     def _code(self, source: str) -> CTerm:
         stream = segment(source.lower())
@@ -246,7 +311,7 @@ class Compiler:
         exact = [self._atom(Atom(A_EXACT, s)) for s in stream.surf]
         if len(exact) == 1:
             return CTerm((exact[0],))
-        return CTerm((), (CPhrase(tuple(CTerm((a,)) for a in exact), 0),))
+        return CTerm((), (self._intern(CPhrase(tuple(CTerm((a,)) for a in exact), 0)),))
 
     def _alt(self, alt: Alt, expand: bool) -> CTerm:
         if alt.form == "code":
@@ -297,12 +362,12 @@ class Compiler:
                 compiled = self._alt(alt, expand)
                 atoms.extend(a for a in compiled.atoms if a not in atoms)
                 phrases.extend(compiled.phrases)
-            terms.append(CTerm(tuple(atoms), tuple(phrases)))
+            terms.append(self._intern(CTerm(tuple(atoms), tuple(phrases))))
         if not terms:  # a phrase of articles only: keep it literal
             return self.phrase(Phrase(parsed.terms[:1], parsed.gap), expand)
         kept = [t for t in parsed.terms if not _articles_only(t)]
         any_order = len(kept) == 2 and not any(_function_words_only(t) for t in kept)
-        return CPhrase(tuple(terms), gap, any_order)
+        return self._intern(CPhrase(tuple(terms), gap, any_order))
 
     def pattern(self, pattern: Pattern) -> CPattern:
         """Compile one rubric pattern (string, ``seq``, ``near`` or ``number``)."""
@@ -319,8 +384,12 @@ class Compiler:
     def rule(
         self, rule_id: str, polarity: Literal["affirm", "deny"], patterns: Iterable[Pattern]
     ) -> CompiledRule:
-        """Compile a concept or misconception."""
-        return CompiledRule(rule_id, polarity, tuple(self.pattern(p) for p in patterns))
+        """Compile a concept or misconception (with the gates the matcher prunes by)."""
+        compiled = tuple(self.pattern(p) for p in patterns)
+        gates = tuple(gate(p) for p in compiled)
+        atoms = frozenset().union(*(g[0] for g in gates if g is not None))
+        numbers = any(g is None for g in gates)
+        return CompiledRule(rule_id, polarity, compiled, gates, atoms, numbers)
 
     # ---- lookup ----------------------------------------------------------------------
     def lookup(self, kind: int, surf: str) -> tuple[tuple[int, int], ...]:
@@ -398,6 +467,72 @@ class Compiler:
         return out
 
 
+_NONE: Final[list[Span]] = []
+"""The spans of a pattern that cannot match (shared; never mutated)."""
+
+_BUCKET_MIN: Final = 32
+"""Above this many span pairs, :func:`_join` indexes the following spans by start token."""
+
+
+def _join(current: list[Span], following: list[Span], limit: int, sent: list[int]) -> list[Span]:
+    """Spans of ``current`` extended by a span of ``following`` starting at most ``limit``
+    tokens after their end, in the same sentence.
+
+    The result is ordered by ``current``, then by ``following`` (the order the rule's
+    first-match-wins deduplication relies on). Small inputs are joined pair by pair; large
+    ones (a long answer repeating a word) through an index of ``following`` by start token,
+    so the work grows with ``len(current) * limit`` rather than with the product.
+    """
+    if len(current) * len(following) <= _BUCKET_MIN:
+        return [
+            (s, e2, f | f2, t + t2)
+            for (s, e, f, t) in current
+            for (s2, e2, f2, t2) in following
+            if e < s2 <= e + limit and sent[s2] == sent[s]
+        ]
+    by_start: dict[int, list[tuple[int, Span]]] = {}
+    for k, span in enumerate(following):
+        bucket = by_start.get(span[0])
+        if bucket is None:
+            by_start[span[0]] = [(k, span)]
+        else:
+            bucket.append((k, span))
+    out: list[Span] = []
+    for s, e, f, t in current:
+        found: list[tuple[int, Span]] = []
+        for start in range(e + 1, e + limit + 1):
+            bucket = by_start.get(start)
+            if bucket is not None:
+                found += bucket
+        if len(found) > 1:
+            found.sort(key=_first_item)
+        for _, (s2, e2, f2, t2) in found:
+            if sent[s2] == sent[s]:
+                out.append((s, e2, f | f2, t + t2))
+    return out
+
+
+def _first_item(pair: tuple[int, Span]) -> int:
+    return pair[0]
+
+
+_plain_spans: list[Span] = []
+
+
+def _one_token_spans(count: int) -> list[Span]:
+    """The flagless one-token spans ``(i, i, 0, (i,))`` for ``i < count``, built once and
+    shared (spans are immutable), so a long answer does not build two tuples per match.
+
+    A longer table replaces the old one whole, so a thread never sees a half-built list.
+    """
+    global _plain_spans
+    spans = _plain_spans
+    if len(spans) < count:
+        spans = spans + [(i, i, 0, (i,)) for i in range(len(spans), count)]
+        _plain_spans = spans
+    return spans
+
+
 def _flags(spans: list[Span]) -> int:
     out = 0
     for span in spans:
@@ -417,64 +552,98 @@ class Matcher:
     def __init__(self, compiler: Compiler, stream: TokenStream, negation: Negation) -> None:
         self.stream = stream
         self.negation = negation
-        positions: dict[int, list[tuple[int, int]]] = {}
+        surf, kinds = stream.surf, stream.kind
+        n = len(surf)
+        # Word tokens are looked up by their text alone (one C-level map over the answer);
+        # the other kinds (WORD is 0, so compress() yields exactly them) by (kind, text),
+        # because a code token such as backward() has the same text as the word "backward".
+        hits: list[tuple[tuple[int, int], ...] | None] = list(map(compiler.word_cache.get, surf))
         lookup = compiler.lookup
-        words = compiler.word_cache
-        kinds = stream.kind
-        for i, surf in enumerate(stream.surf):
-            kind = kinds[i]
-            hits = words.get(surf) if kind == WORD else None
-            if hits is None:
-                hits = lookup(kind, surf)
-            if hits:
-                for aid, flags in hits:
-                    if aid in positions:
-                        positions[aid].append((i, flags))
-                    else:
-                        positions[aid] = [(i, flags)]
+        for i in compress(range(n), kinds):
+            hits[i] = lookup(kinds[i], surf[i])
+        if None in hits:  # words this item has not seen yet
+            for i, got in enumerate(hits):
+                if got is None:
+                    hits[i] = lookup(WORD, surf[i])
+        positions: dict[int, list[Span]] = {}
+        plain = _one_token_spans(n)
+        for i in compress(range(n), hits):
+            for aid, flags in hits[i] or ():
+                span = (i, i, flags, (i,)) if flags else plain[i]
+                found = positions.get(aid)
+                if found is None:
+                    positions[aid] = [span]
+                else:
+                    found.append(span)
         self.positions = positions
+        """atom id -> the one-token spans where it matched, in text order."""
+        self._present = positions.keys()
+        self._hits = hits
         self._memo: dict[int, list[Span]] = {}
+        self._classes: bytearray | None = None
 
-    @property
     def matched_tokens(self) -> set[int]:
         """Indices of tokens that some atom of the item matched."""
-        return {i for spans in self.positions.values() for i, _ in spans}
+        return set(compress(range(len(self._hits)), self._hits))
 
     def _term(self, term: CTerm) -> list[Span]:
-        out: list[Span] = []
         positions = self.positions
+        if not term.phrases and len(term.atoms) == 1:
+            return positions.get(term.atoms[0], _NONE)  # shared: callers never mutate spans
+        key = id(term)
+        out = self._memo.get(key)
+        if out is None:
+            out = self._memo[key] = self._term_spans(term)
+        return out
+
+    def _term_spans(self, term: CTerm) -> list[Span]:
+        positions = self.positions
+        out: list[Span] = []
         for aid in term.atoms:
-            for i, flags in positions.get(aid, ()):
-                out.append((i, i, flags, (i,)))
-        for sub in term.phrases:
-            out.extend(self.phrase(sub))
+            found = positions.get(aid)
+            if found:
+                out += found
+        if term.phrases:
+            present = self._present
+            memo = self._memo
+            for sub in term.phrases:
+                spans = memo.get(id(sub))
+                if spans is None:
+                    for atoms in sub.needs:
+                        if present.isdisjoint(atoms):
+                            break
+                    else:
+                        out += self.phrase(sub)
+                elif spans:
+                    out += spans
         return out
 
     def phrase(self, phrase: CPhrase) -> list[Span]:
-        """Every span where ``phrase`` matches."""
+        """Every span where ``phrase`` matches (the returned list must not be mutated)."""
         key = id(phrase)
         memo = self._memo.get(key)
         if memo is not None:
             return memo
+        present = self._present
+        for atoms in phrase.needs:
+            if present.isdisjoint(atoms):
+                self._memo[key] = _NONE
+                return _NONE
         sent = self.stream.sent
         limit = phrase.gap + 1
         first = self._term(phrase.terms[0])
         current = first
+        following: list[Span] = []
         for term in phrase.terms[1:]:
             if not current:
                 break
             following = self._term(term)
-            current = [
-                (s, e2, f | f2, t + t2)
-                for (s, e, f, t) in current
-                for (s2, e2, f2, t2) in following
-                if e < s2 <= e + limit and sent[s2] == sent[s]
-            ]
+            current = _join(current, following, limit, sent)
         if phrase.any_order and first:
             current = current + [
                 (s2, e, f | f2, t2 + t)
                 for (s, e, f, t) in first
-                for (s2, e2, f2, t2) in self._term(phrase.terms[1])
+                for (s2, e2, f2, t2) in following
                 if s2 < s and s - limit <= e2 < s and sent[s2] == sent[s]
             ]
         self._memo[key] = current
@@ -485,24 +654,44 @@ class Matcher:
         per_part = [self.phrase(p) for p in near.parts]
         if not all(per_part):
             return []
+        within = near.within
         combos: list[list[Span]] = [[span] for span in per_part[0]]
         for spans in per_part[1:]:
+            by_sentence: dict[int, list[Span]] = {}  # every part lies in one sentence
+            for span in spans:
+                bucket = by_sentence.get(sent[span[0]])
+                if bucket is None:
+                    by_sentence[sent[span[0]]] = [span]
+                else:
+                    bucket.append(span)
             grown: list[list[Span]] = []
             for combo in combos:
-                for span in spans:
-                    if sent[span[0]] != sent[combo[0][0]]:
-                        continue
-                    if all(
-                        max(0, max(span[0], c[0]) - min(span[1], c[1]) - 1) <= near.within
-                        and (span[0] > c[1] or span[1] < c[0])
-                        for c in combo
-                    ):
+                for span in by_sentence.get(sent[combo[0][0]], ()):
+                    s2, e2 = span[0], span[1]
+                    # every part already chosen: disjoint from this span, and at most
+                    # ``within`` words between them
+                    for c in combo:
+                        if not (s2 > c[1] or e2 < c[0]):
+                            break
+                        if (s2 if s2 > c[0] else c[0]) - (e2 if e2 < c[1] else c[1]) - 1 > within:
+                            break
+                    else:
                         grown.append([*combo, span])
                         if len(grown) >= MAX_NEAR_COMBINATIONS:
                             break
             combos = grown
             if not combos:
                 return []
+        if len(per_part) == 2:
+            return [
+                (
+                    a[0] if a[0] < b[0] else b[0],
+                    a[1] if a[1] > b[1] else b[1],
+                    a[2] | b[2],
+                    a[3] + b[3],
+                )
+                for a, b in combos
+            ]
         return [
             (
                 min(c[0] for c in combo),
@@ -528,26 +717,83 @@ class Matcher:
             return self._near(pattern)
         return self._number(pattern)
 
+    def _token_classes(self) -> bytearray:
+        """Per token: 3 in a question, 2 in a conditional clause, 1 negated on its own (an odd
+        number of cues cover it), else 0 (affirmed) - the order :meth:`rule` tests them in."""
+        classes = self._classes
+        if classes is None:
+            stream, negation = self.stream, self.negation
+            classes = bytearray(len(stream))
+            for i in negation.odd:
+                classes[i] = 1
+            for i in negation.conditional:
+                classes[i] = 2
+            sent = stream.sent
+            for number in stream.questions:
+                first, last = bisect_left(sent, number), bisect_right(sent, number)
+                classes[first:last] = b"\x03" * (last - first)
+            self._classes = classes
+        return classes
+
     def rule(self, rule: CompiledRule) -> RuleHits:
-        """Where ``rule`` matched, by polarity; spans inside questions are left out."""
-        hits = RuleHits()
+        """Where ``rule`` matched, by polarity; spans inside questions are left out.
+
+        Patterns whose gate fails (some term has no atom in the answer) are skipped without
+        being tried; that changes no result, only the time taken. When two patterns match
+        the same tokens, the first one's span counts.
+        """
+        present = self._present
+        values = self.stream.values
+        if present.isdisjoint(rule.atoms) and not (rule.numbers and values):
+            return RuleHits()
         questions = self.stream.questions
         sent = self.stream.sent
-        conditional = self.negation.conditional
-        seen: set[tuple[int, int]] = set()
-        for pattern in rule.patterns:
-            for span in self.spans(pattern):
-                start, end, flags, tokens = span
-                if (start, end) in seen or sent[start] in questions:
+        negation = self.negation
+        conditional = negation.conditional
+        classes = self._token_classes()
+        memo = self._memo
+        affirmed: list[Span] = []
+        negated: list[Span] = []
+        conditioned: list[Span] = []
+        seen_one: set[int] = set()  # one-token spans, by token
+        seen: set[tuple[int, int]] = set()  # longer spans, by (first, last) token
+        for pattern, needs in zip(rule.patterns, rule.gates, strict=True):
+            spans: list[Span] | None
+            if needs is None:
+                spans = self.spans(pattern) if values else None
+            else:
+                spans = memo.get(id(pattern))
+                if spans is None and all(not present.isdisjoint(atoms) for atoms in needs):
+                    spans = self.spans(pattern)
+            if not spans:
+                continue
+            for span in spans:
+                start = span[0]
+                if span[1] == start:  # one token: its class says it all
+                    token_class = classes[start]
+                    if token_class == 3 or start in seen_one:
+                        continue
+                    seen_one.add(start)
+                    if token_class == 2:
+                        conditioned.append(span)
+                    elif (token_class == 1) != bool(span[2] & FLIPPED):
+                        negated.append(span)
+                    else:
+                        affirmed.append(span)
                     continue
-                seen.add((start, end))
-                if conditional and any(t in conditional for t in tokens):
-                    hits.conditional.append(span)
-                elif self.negation.negated(tokens) != bool(flags & FLIPPED):
-                    hits.negated.append(span)
+                key = (start, span[1])
+                if key in seen or (questions and sent[start] in questions):
+                    continue
+                seen.add(key)
+                tokens = span[3]
+                if conditional and not conditional.isdisjoint(tokens):
+                    conditioned.append(span)
+                elif negation.negated(tokens) != bool(span[2] & FLIPPED):
+                    # a longer span discounts the cues it spells ("no longer a leaf")
+                    negated.append(span)
                 else:
-                    hits.affirmed.append(span)
-        return hits
+                    affirmed.append(span)
+        return RuleHits(affirmed, negated, conditioned)
 
 
 __all__ = [

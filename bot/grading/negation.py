@@ -31,6 +31,7 @@ that lie inside the matched phrase itself (a pattern ``no longer`` carries its o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Final
 
 from bot.grading.sentences import TokenStream
@@ -229,12 +230,15 @@ class Negation:
         cue_start: token index -> start index of the cue phrase it belongs to.
         conditional: indices of tokens inside a conditional clause.
         hedged: the answer contains a hedge ("maybe", "not sure", "I think").
+        odd: indices of tokens covered by an odd number of cues (a cue never covers
+            itself, so these are exactly the tokens :meth:`negated` calls negated alone).
     """
 
     cover: dict[int, list[int]] = field(default_factory=dict)
     cue_start: dict[int, int] = field(default_factory=dict)
     conditional: set[int] = field(default_factory=set)
     hedged: bool = False
+    odd: set[int] = field(default_factory=set)
 
     def negated(self, tokens: tuple[int, ...]) -> bool:
         """Whether any of ``tokens`` is negated an odd number of times.
@@ -397,9 +401,9 @@ def scope(stream: TokenStream) -> Negation:
     n = len(surf)
     cover = result.cover
     triggers = _TRIGGERS
-    candidates = [i for i, w in enumerate(surf) if w in triggers]
-    if not candidates:
+    if triggers.isdisjoint(surf):
         return result
+    candidates = list(compress(range(n), map(triggers.__contains__, surf)))
     i = 0
     for at in candidates:
         if at < i:
@@ -481,6 +485,8 @@ def scope(stream: TokenStream) -> Negation:
             i = after
             continue
         i += 1
+    if cover:
+        result.odd = {t for t, cues in cover.items() if len(cues) % 2}
     return result
 
 

@@ -72,9 +72,12 @@ _MENTION = re.compile(r"<(?:@[!&]?|#)\d+>|<a?:\w+:\d+>|@(?:everyone|here)\b|http
 _FENCE = re.compile(r"```[\w+\-]*")
 _STRUCK = re.compile(r"~~.+?~~", re.DOTALL)
 _BOLD = re.compile(r"(\*\*|__|\|\|)(?=\S)(.+?)(?<=\S)\1", re.DOTALL)
-# Both start with their literal marker so the regex engine can skip ahead to it.
-_ITALIC_STAR = re.compile(r"\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])")
-_ITALIC_UNDERSCORE = re.compile(r"_(?=[^\s_])([^_\n]+?)(?<=[^\s_])_(?![\w(])")
+# Both start with their literal marker so the regex engine can skip ahead to it. The body
+# cannot contain the marker, so the only possible closing marker is the next one on the
+# line: a possessive run (``++``, Python 3.11) reaches it without trying every shorter body
+# first, which a lazy ``+?`` did, character by character, from every ``_`` of ``zero_grad``.
+_ITALIC_STAR = re.compile(r"\*(?=[^\s*])([^*\n]++)(?<=[^\s*])\*(?![\w*])")
+_ITALIC_UNDERSCORE = re.compile(r"_(?=[^\s_])([^_\n]++)(?<=[^\s_])_(?![\w(])")
 _LINE_MARKERS = re.compile(r"(?m)^[ ]*(?:#{1,6}[ ]+|>+[ ]?|[-*+][ ]+)")
 
 _NT_SPECIAL = {"wo": "will", "ca": "can", "sha": "shall", "ai": "is"}

@@ -154,10 +154,9 @@ def wrong_arithmetic(
     """
     bad: set[int] = set()
     n = len(surf)
-    i = 0
-    while i < n:
-        if i not in values:
-            i += 1
+    resume = 0  # the first token not yet part of a run
+    for i in sorted(values):  # only a number can start a run
+        if i < resume:
             continue
         # Collect a run: value (op value)* ((= value (op value)*))*
         segments: list[list[float | str]] = [[values[i]]]
@@ -183,5 +182,5 @@ def wrong_arithmetic(
             known = [r for r in results if r is not None]
             if len(known) >= 2 and any(abs(r - known[0]) > 1e-6 for r in known[1:]):
                 bad.update(members)
-        i = max(j, i + 1)
+        resume = max(j, i + 1)
     return bad

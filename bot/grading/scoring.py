@@ -28,6 +28,8 @@ correct), so score and label never disagree.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -156,42 +158,42 @@ def misconception_found(polarity: Literal["affirm", "deny"], hits: RuleHits) -> 
 
 
 def is_keyword_stuffing(
-    stream: TokenStream, start: int, matched: set[int], domain: frozenset[str]
+    stream: TokenStream,
+    start: int,
+    matched: Callable[[], AbstractSet[int]],
+    domain: frozenset[str],
 ) -> bool:
     """Whether the reasoning (tokens from ``start``) is a bag of keywords, not a claim.
 
     Args:
         stream: the segmented answer.
         start: first token after the verdict phrase.
-        matched: indices of tokens matched by any of the item's rubric atoms.
+        matched: gives the indices of tokens matched by any of the item's rubric atoms
+            (called only when the cheap tests leave the question open).
         domain: stems of domain words (:func:`bot.grading.synonyms.domain_stems`).
     """
     from bot.grading.lexicon import stem
 
-    kinds = stream.kind[start:]
-    if len(kinds) < STUFFING_MIN_WORDS or OP in kinds or NUM in kinds:
+    words = len(stream) - start
+    kinds = stream.kind[start:] if start else stream.kind
+    if words < STUFFING_MIN_WORDS or OP in kinds or NUM in kinds:
         return False  # too short, or an operator or a number: a statement ("x.grad = 8")
+    surf = stream.surf[start:] if start else stream.surf
     function_words = FUNCTION_WORDS
-    if sum(1 for w in stream.surf[start:] if w in function_words) >= (
-        STUFFING_MAX_FUNCTION_SHARE * len(kinds)
-    ):
+    if sum(1 for w in surf if w in function_words) >= STUFFING_MAX_FUNCTION_SHARE * words:
         return False
-    words = 0
-    function = 0
+    tokens = matched()
+    kinds = stream.kind
     domain_words = 0
+    function = 0
     for i in range(start, len(stream)):
-        kind = stream.kind[i]
-        if kind not in (WORD, CODE):
-            return False  # an operator or a number: a statement such as "x.grad = 8"
-        words += 1
-        surf = stream.surf[i]
-        if kind == WORD and surf in FUNCTION_WORDS:
+        word = stream.surf[i]
+        if kinds[i] == WORD and word in function_words:
             function += 1
-        elif kind == CODE or i in matched or stem(surf) in domain:
+        elif kinds[i] == CODE or i in tokens or stem(word) in domain:
             domain_words += 1
     return (
-        words >= STUFFING_MIN_WORDS
-        and function < STUFFING_MAX_FUNCTION_SHARE * words
+        function < STUFFING_MAX_FUNCTION_SHARE * words
         and domain_words >= STUFFING_MIN_WORDS
         and domain_words >= STUFFING_MIN_DOMAIN_SHARE * words
     )

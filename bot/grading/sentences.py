@@ -10,6 +10,7 @@ a sentence (a proximity match may cross them) but they end a negation's scope.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import compress, repeat
 
 from bot.grading.numbers import (
     NUMBER_WORDS,
@@ -21,7 +22,6 @@ from bot.grading.numbers import (
 from bot.grading.tokens import (
     BREAK,
     CODE,
-    END,
     KEYWORD_VALUES,
     NUM,
     OP,
@@ -61,33 +61,68 @@ class TokenStream:
         return len(self.surf)
 
 
-_Plan = tuple[tuple[str, ...], tuple[int, ...], bool, int]
-"""A chunk's tokens (texts, kinds), whether a clause break precedes them, and what follows
-them: 0 nothing, 1 a clause break, 2 a sentence end, 3 a question mark. Only chunks whose
-pieces are "break? tokens* (break|end)?" get a plan; the rest get :data:`_COMPLEX` and take
-the general path."""
+_Plan = tuple[tuple[str, ...], tuple[int, ...], bool, int, tuple[int, ...], bool]
+"""How one chunk extends the stream, worked out once per distinct chunk:
 
-_COMPLEX: _Plan = ((), (), False, -1)
+* its tokens (texts, kinds);
+* ``lead``: a clause break precedes the first token (for a chunk without tokens: it holds
+  a clause break, which carries over to the next token);
+* ``tail``: what follows the last token: 0 nothing, 1 a clause break, 2 a sentence end,
+  3 a question mark;
+* ``inner``: offsets of tokens after the first that a clause break precedes
+  (``tensor([8.])``: the ``8``);
+* ``keyword``: the first token is ``true``/``false``/``none``, which joins a preceding
+  ``name =`` written with spaces (``retain_graph = True``); the stream checks that.
+
+A chunk with a sentence end before its last piece, or a keyword value that is not its
+first token, gets :data:`_COMPLEX` and takes the general path."""
+
+_COMPLEX: _Plan = ((), (), False, -1, (), False)
 """The plan of a chunk that must take the general path (tail -1)."""
 
 _plans: dict[str, _Plan] = {}
 _PLAN_LIMIT = 100_000
-_TAIL = {BREAK: 1, END: 2, QEND: 3}
 
 
 def _plan(chunk: str) -> _Plan:
     parts = pieces(chunk)
-    lead = bool(parts) and parts[0][0] == BREAK
-    body = parts[1:] if lead else parts
+    texts: list[str] = []
+    kinds: list[int] = []
+    inner: list[int] = []
+    lead = pending = keyword = False
     tail = 0
-    if body and body[-1][0] > OP:
-        tail = _TAIL[body[-1][0]]
-        body = body[:-1]
-    plan = _COMPLEX
-    if all(k <= OP for k, _ in body) and not any(
-        k == WORD and t in KEYWORD_VALUES for k, t in body
-    ):
-        plan = (tuple(t for _, t in body), tuple(k for k, _ in body), lead, tail)
+    plan: _Plan | None = None
+    for index, (kind, text) in enumerate(parts):
+        if kind <= OP:
+            if kind == WORD and text in KEYWORD_VALUES:
+                if texts or pending:
+                    plan = _COMPLEX
+                    break
+                keyword = True
+            if pending:
+                if texts:
+                    inner.append(len(texts))
+                else:
+                    lead = True
+                pending = False
+            texts.append(text)
+            kinds.append(kind)
+        elif kind == BREAK:
+            pending = True
+        elif index != len(parts) - 1:  # a sentence end inside the chunk ("adds.the")
+            plan = _COMPLEX
+            break
+        else:
+            tail = 3 if kind == QEND else 2
+            if pending and not texts:
+                lead = True
+    if plan is None:
+        if pending and not tail:
+            if texts:
+                tail = 1
+            else:
+                lead = True
+        plan = (tuple(texts), tuple(kinds), lead, tail, tuple(inner), keyword)
     if len(_plans) >= _PLAN_LIMIT:
         _plans.clear()
     _plans[chunk] = plan
@@ -104,80 +139,98 @@ def segment(text: str) -> TokenStream:
         The token stream; punctuation is folded into ``sent``/``brk``/``questions``.
     """
     stream = TokenStream()
-    surf, kind, sent, brk = stream.surf, stream.kind, stream.sent, stream.brk
-    sentence = 0
+    surf, kind = stream.surf, stream.kind
+    questions = stream.questions
+    # Sentences and clause breaks are recorded as token indices while chunks are read;
+    # the per-token ``sent`` and ``brk`` lists are built from them at the end.
+    ends: list[int] = []  # token index where each sentence ends (exclusive)
+    breaks: list[int] = []  # tokens preceded by a clause break
+    opened = 0  # index of the first token of the current sentence
     pending_break = False
-    open_tokens = 0  # tokens in the current sentence
+    plans = _plans
     for line in text.split("\n"):
         for chunk in line.split():
-            plan = _plans.get(chunk) or _plan(chunk)
-            if plan[3] >= 0:  # the common case: words, then maybe "," or "."
-                texts, kinds, lead, tail = plan
-                if len(texts) == 1:
-                    surf.append(texts[0])
-                    kind.append(kinds[0])
-                    sent.append(sentence)
-                    brk.append(pending_break or lead)
-                    open_tokens += 1
-                    pending_break = False
-                elif texts:
-                    surf.extend(texts)
-                    kind.extend(kinds)
-                    sent.extend([sentence] * len(texts))
-                    brk.append(pending_break or lead)
-                    if len(texts) > 1:
-                        brk.extend([False] * (len(texts) - 1))
-                    open_tokens += len(texts)
-                    pending_break = False
+            texts, kinds, lead, tail, inner, keyword = plans.get(chunk) or _plan(chunk)
+            if tail >= 0 and not (
+                keyword
+                and len(surf) - opened >= 2
+                and is_keyword_target([(kind[-2], surf[-2]), (kind[-1], surf[-1])])
+            ):  # the common case: tokens with clause breaks around them, or a sentence end
+                if texts:
+                    if pending_break or lead:
+                        breaks.append(len(surf))
+                        pending_break = False
+                    if inner:
+                        base = len(surf)
+                        breaks += [base + k for k in inner]
+                    surf += texts
+                    kind += kinds
                 elif lead:
                     pending_break = True
-                if tail == 1:
-                    pending_break = True
-                elif tail and open_tokens:
-                    if tail == 3:
-                        stream.questions.add(sentence)
-                    sentence += 1
-                    open_tokens = 0
-                    pending_break = False
+                if tail:
+                    if tail == 1:
+                        pending_break = True
+                    elif len(surf) > opened:
+                        if tail == 3:
+                            questions.add(len(ends))
+                        ends.append(len(surf))
+                        opened = len(surf)
+                        pending_break = False
                 continue
             for piece_kind, piece in pieces(chunk):
                 if piece_kind <= OP:
                     if (
                         piece_kind == WORD
                         and piece in KEYWORD_VALUES
-                        and open_tokens >= 2
+                        and len(surf) - opened >= 2
                         and is_keyword_target([(kind[-2], surf[-2]), (kind[-1], surf[-1])])
-                        and sent[-2] == sentence
                     ):  # "retain_graph = True" written with spaces
                         surf.pop()
                         kind.pop()
-                        sent.pop()
-                        brk.pop()
+                        if breaks and breaks[-1] == len(surf):
+                            breaks.pop()
                         surf[-1] = f"{surf[-1]}={piece}"
-                        open_tokens -= 1
                         continue
+                    if pending_break:
+                        breaks.append(len(surf))
+                        pending_break = False
                     surf.append(piece)
                     kind.append(piece_kind)
-                    sent.append(sentence)
-                    brk.append(pending_break)
-                    pending_break = False
-                    open_tokens += 1
                 elif piece_kind == BREAK:
                     pending_break = True
-                elif open_tokens:  # END or QEND closes a non-empty sentence
+                elif len(surf) > opened:  # END or QEND closes a non-empty sentence
                     if piece_kind == QEND:
-                        stream.questions.add(sentence)
-                    sentence += 1
-                    open_tokens = 0
+                        questions.add(len(ends))
+                    ends.append(len(surf))
+                    opened = len(surf)
                     pending_break = False
-        if open_tokens:
-            sentence += 1
-            open_tokens = 0
+        if len(surf) > opened:
+            ends.append(len(surf))
+            opened = len(surf)
         pending_break = False
+    n = len(surf)
+    sent = stream.sent
+    begin = 0
+    for number, end in enumerate(ends):
+        sent += repeat(number, end - begin)
+        begin = end
+    if breaks:
+        brk = [False] * n
+        for i in breaks:
+            brk[i] = True
+        stream.brk = brk
+    else:
+        stream.brk = [False] * n
     values = stream.values
-    for i, s in enumerate(surf):
-        if s in NUMBER_WORDS or kind[i] == NUM:
-            value = number_value(kind[i], s)
+    found: list[int] = []
+    if NUM in kind:
+        found += compress(range(n), map(NUM.__eq__, kind))
+    if not NUMBER_WORDS.keys().isdisjoint(surf):
+        found += compress(range(n), map(NUMBER_WORDS.__contains__, surf))
+        found.sort()
+    if found:
+        for i in found:
+            value = number_value(kind[i], surf[i])
             if value is not None:
                 values[i] = value
     if len(values) >= 2:
@@ -186,7 +239,7 @@ def segment(text: str) -> TokenStream:
         for i in bad:
             del values[i]
     if values:
-        for i in symbolic_operands(surf, kind, values) | counts(surf, kind, brk, values):
+        for i in symbolic_operands(surf, kind, values) | counts(surf, kind, stream.brk, values):
             del values[i]
     return stream
 

@@ -88,6 +88,24 @@ LEAD_INS: Final = frozenset(
 """Words that may precede the verdict in an opening ("I'm pretty sure that's false")."""
 
 
+def _by_first_word(
+    groups: tuple[tuple[tuple[tuple[str, ...], ...], bool | None], ...],
+) -> dict[str, tuple[tuple[tuple[str, ...], bool | None], ...]]:
+    """Phrases indexed by their first word, keeping the order they are tried in."""
+    out: dict[str, list[tuple[tuple[str, ...], bool | None]]] = {}
+    for phrases, value in groups:
+        for phrase in phrases:
+            out.setdefault(phrase[0], []).append((phrase, value))
+    return {word: tuple(entries) for word, entries in out.items()}
+
+
+_PHRASES_BY_FIRST: Final = _by_first_word(
+    ((UNDECIDED_PHRASES, None), (FALSE_PHRASES, False), (TRUE_PHRASES, True))
+)
+"""Undecided phrases first, then false, then true: an opening word is tried only against
+the phrases it can start."""
+
+
 @dataclass(frozen=True, slots=True)
 class VerdictReading:
     """The verdict read from an answer's opening.
@@ -134,13 +152,10 @@ def extract_verdict(stream: TokenStream) -> VerdictReading:
     while i < n and stream.sent[i] == stream.sent[0]:
         if stream.kind[i] != WORD:
             return NO_VERDICT
-        if any(_at(surf, i, p) for p in UNDECIDED_PHRASES):
-            return NO_VERDICT
-        for phrases, value in ((FALSE_PHRASES, False), (TRUE_PHRASES, True)):
-            for phrase in phrases:
-                if _at(surf, i, phrase):
-                    return VerdictReading(value, i + len(phrase))
         word = surf[i]
+        for phrase, value in _PHRASES_BY_FIRST.get(word, ()):
+            if _at(surf, i, phrase):
+                return NO_VERDICT if value is None else VerdictReading(value, i + len(phrase))
         if word in FALSE_WORDS:
             return VerdictReading(False, i + 1)
         if word in TRUE_WORDS and not (word == "yeah" and i + 1 < n and surf[i + 1] == "no"):

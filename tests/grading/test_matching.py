@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from bot.content.loader import Bank
+from bot.content.models import Item
 from bot.content.patterns import NearPattern, NumberPattern, Pattern, SeqPattern
-from bot.grading.matching import Compiler, Matcher, RuleHits, code_matches, code_parts
+from bot.grading.grader import CompiledItem, compile_item
+from bot.grading.matching import (
+    Compiler,
+    Matcher,
+    RuleHits,
+    Span,
+    _join,
+    code_matches,
+    code_parts,
+)
 from bot.grading.negation import scope
 from bot.grading.normalize import normalize
 from bot.grading.sentences import segment
@@ -176,3 +189,80 @@ def test_matches_inside_a_question_are_ignored() -> None:
 
 def test_matches_in_a_conditional_clause_are_conditional() -> None:
     assert hits("zero*", "if you don't zero them, they pile up").conditional
+
+
+# ---- the pruned, indexed matcher finds exactly what an exhaustive one finds ---------------
+
+
+class _Everything:
+    """Stands in for the set of atoms present: intersects everything, so no gate prunes."""
+
+    def isdisjoint(self, other: object) -> bool:
+        return False
+
+
+_WORDS = st.sampled_from(
+    [
+        "grads", "accumulate", "add", "up", "pile", "the", "graph", "is", "freed", "not",
+        "never", "zero_grad()", "x.grad", "leaf", "overwrite", "replaces", "only", "latest",
+        "it", "if", "you", "do", "n't", ",", ".", "?", "8", "4", "+", "=", "eight", "tensor([8.])",
+        "retain_graph=True", "backward", "twice", "error", "second", "call", "sum", "of", "both",
+    ]
+)  # fmt: skip
+
+
+_COMPILED: dict[str, CompiledItem] = {}
+
+
+def _compiled(item: Item) -> CompiledItem:
+    if item.id not in _COMPILED:
+        _COMPILED[item.id] = compile_item(item)
+    return _COMPILED[item.id]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_WORDS, max_size=80))
+def test_gated_matching_finds_what_trying_every_pattern_finds(pack: Bank, words: list[str]) -> None:
+    text = " ".join(words).replace(" n't", "n't")
+    stream = segment(normalize(text))
+    negation = scope(stream)
+    for item in pack:
+        compiled = _compiled(item)
+        pruned = Matcher(compiled.compiler, stream, negation)
+        exhaustive = Matcher(compiled.compiler, stream, negation)
+        exhaustive._present = _Everything()  # type: ignore[assignment]
+        for rule in (*compiled.concepts, *compiled.misconceptions):
+            assert pruned.rule(rule) == exhaustive.rule(rule), (item.id, rule.id)
+
+
+def _pairwise(
+    current: list[Span], following: list[Span], limit: int, sent: list[int]
+) -> list[Span]:
+    return [
+        (s, e2, f | f2, t + t2)
+        for (s, e, f, t) in current
+        for (s2, e2, f2, t2) in following
+        if e < s2 <= e + limit and sent[s2] == sent[s]
+    ]
+
+
+_SPANS = st.lists(
+    st.tuples(st.integers(0, 39), st.integers(0, 3), st.integers(0, 3)).map(
+        lambda t: (t[0], min(39, t[0] + t[1]), t[2], tuple(range(t[0], min(39, t[0] + t[1]) + 1)))
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    _SPANS,
+    _SPANS,
+    st.integers(1, 4),
+    st.lists(st.booleans(), min_size=40, max_size=40),
+)
+def test_the_indexed_join_equals_the_pairwise_join_in_order(
+    current: list[Span], following: list[Span], limit: int, ends: list[bool]
+) -> None:
+    sent = [sum(ends[:i]) for i in range(40)]
+    assert _join(current, following, limit, sent) == _pairwise(current, following, limit, sent)

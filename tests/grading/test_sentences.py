@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from bot.grading import sentences as sentence_module
 from bot.grading.normalize import normalize
 from bot.grading.sentences import segment
 
@@ -54,3 +57,25 @@ def test_clause_punctuation_is_a_break_not_a_sentence_end(mark: str) -> None:
 
 def test_empty_text_has_no_tokens() -> None:
     assert len(segment(normalize("  \n ~~x~~ ,;: "))) == 0
+
+
+_CHUNKS = st.sampled_from(
+    [
+        "grads", "accumulate", "x.grad", "retain_graph", "=", "==", "is", "true", "false",
+        "none", "True,", "None.", "tensor([8.])", "tensor([1.,", "2.])", ",", ".", "?", "!",
+        "-", "(", ")", "adds.The", "e.g.", "4", "+", "=", "8", "eight", "doesn't", "it's",
+        "x.is_leaf", "requires_grad=True", "(true", "false:", "...", "\n", "2x", "non-leaf",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_CHUNKS, max_size=40))
+def test_precomputed_chunk_plans_segment_exactly_like_the_general_path(chunks: list[str]) -> None:
+    text = normalize(" ".join(chunks))
+    fast = segment(text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sentence_module, "_plans", {})
+        patch.setattr(sentence_module, "_plan", lambda chunk: sentence_module._COMPLEX)
+        general = segment(text)
+    assert fast == general
