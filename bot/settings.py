@@ -72,6 +72,8 @@ class TutorSettings(BaseSettings):
             (``tutor play`` next to the bot).
         db_synchronous: SQLite ``synchronous``: ``NORMAL`` (a killed process loses nothing
             acknowledged) or ``FULL`` (also survives power loss; slower commits).
+        play_learner_id: the learner ``tutor play`` records as (``--learner`` overrides);
+            set it to your Discord user id to share progress with the bot's database.
     """
 
     model_config = SettingsConfigDict(
@@ -103,6 +105,9 @@ class TutorSettings(BaseSettings):
         DEFAULT_BUSY_TIMEOUT_S, ge=0, le=600, description="Seconds a write waits for a lock."
     )
     db_synchronous: Synchronous = "NORMAL"
+    play_learner_id: int = Field(
+        1, gt=0, le=2**63 - 1, description="The learner id tutor play records as."
+    )
 
     @field_validator("sandbox_address")
     @classmethod
