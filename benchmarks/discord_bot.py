@@ -1,21 +1,25 @@
 """Discord bot benchmark: idle memory and interaction acknowledgement under a slow sandbox.
 
-Run on demand (not in the test suite):
+Run on demand (not in the test suite), from the repository root:
 
     python -m benchmarks.discord_bot [--flows 100] [--sandbox-delay 4]
 
-1. Idle RSS: a child process builds the bot exactly as ``tutor bot`` does (settings, bank,
-   services, ``create_bot``), logs it in against the loopback fake Discord, runs
-   ``setup_hook``, then reports its resident set size (VmRSS from /proc, MiB). Side by
-   side, in the same run: a bare interpreter, and one that imports torch (what the bot
-   must never do). Target (issue 6): bot idle RSS <= 100 MB.
-2. Acknowledgement: ``--flows`` learners each run /quiz -> Answer -> submit -> "Run the
-   snippet" while every sandbox call takes ``--sandbox-delay`` seconds; prints the p50,
-   p99 and max time from dispatch to Discord receiving the interaction callback, against
+1. Idle RSS: a child process opens the services as ``tutor bot`` does, in its order
+   (settings, the grader's word list, then ``open_services``: the shipped bank under
+   ``content/``, the real grader, the real SQLite progress store on a fresh file, a
+   ``SandboxClient`` for a remote worker), builds the bot with ``create_bot``, logs it in
+   against the fake Discord served by this parent process (``setup_hook`` runs, cogs and
+   persistent buttons load), then reports its resident set size (VmRSS from /proc, MiB).
+   Twice: in this venv, where numpy is installed for torch and sqlite-utils imports it,
+   and with numpy hidden, as in the bot image (no torch, no numpy). Side by side, in the
+   same run: a bare interpreter, the service layer alone, and an interpreter that imports
+   torch (what the bot must never do). Target (issue 6): bot idle RSS <= 100 MB. The local
+   sandbox worker ``tutor bot`` starts by default is a separate process, not counted.
+2. Acknowledgement: ``--flows`` learners at once each run /quiz -> Answer -> submit ->
+   "Run the snippet" on the shipped bank's WHY items, against the real grader and store,
+   while the sandbox takes ``--sandbox-delay`` seconds to answer; prints the p50, p99 and
+   max time from dispatch to Discord receiving the interaction callback, against
    Discord's 3 s deadline. Target: 100% within 3 s.
-
-Services are the in-memory fakes from the tests (the real store, grader and sandbox
-client are wired in phase 2); the numbers measure the Discord adapter itself.
 """
 
 from __future__ import annotations
@@ -23,22 +27,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import subprocess
 import sys
+import tempfile
 import textwrap
 import time
+from pathlib import Path
 
 CHILD = textwrap.dedent(
     """
-    import asyncio, sys
-    import discord
-    from bot.content.loader import load_bank
-    from bot.discord_app.app import Services, create_bot
-    from bot.settings import TutorSettings
-    from tests.discord_app.conftest import FIXTURE_PACKS
-    from tests.discord_app.fakes import Clock, FakeGrader, FakeSandbox, FakeStore
-    from tests.discord_app.harness import TOKEN, FakeDiscord
-    from datetime import UTC, datetime
+    import sys
+    if sys.argv[3] == "no-numpy":
+        sys.modules["numpy"] = None  # as in the bot image, which has no numpy (no torch)
+    import asyncio, tempfile
     from pathlib import Path
 
     def rss_mib():
@@ -46,95 +46,119 @@ CHILD = textwrap.dedent(
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
 
-    async def main():
-        fake = FakeDiscord()
-        discord.http.Route.BASE = (await fake.start()) + "/api/v10"
-        bank = load_bank([Path("content"), *FIXTURE_PACKS])
-        clock = Clock(datetime.now(UTC))
-        store = FakeStore(bank, clock)
-        services = Services(bank=bank, grader=FakeGrader(bank), sandbox=FakeSandbox(),
-                            progress=store, drops=store, clock=clock)
-        settings = TutorSettings(_env_file=None, discord_token=TOKEN)
-        bot = create_bot(settings, services)
-        await bot.login(TOKEN)
-        await asyncio.sleep(0.5)
-        print(f"{rss_mib():.1f} {int('torch' in sys.modules)}")
-        await bot.close()
-        await fake.stop()
+    async def main(url, with_bot):
+        from bot.settings import TutorSettings
+        settings = TutorSettings(
+            _env_file=None, discord_token="fake-token.for.benchmarks",
+            content_dir=Path("content"), database_path=Path(tempfile.mkdtemp()) / "tutor.db",
+            sandbox_address="http://127.0.0.1:9",  # a remote worker, down: probed, not fatal
+        )
+        from bot.grading.lexicon import known_words  # the order of bot/cli/bot.py:cmd_bot
+        known_words()
+        import discord
+        from bot.services import open_services
+        discord.http.Route.BASE = url + "/api/v10"
+        async with open_services(settings) as services:
+            if with_bot:
+                from bot.discord_app.app import create_bot
+                bot = create_bot(services)
+                await bot.login("fake-token.for.benchmarks")
+            await asyncio.sleep(0.5)
+            print(f"{rss_mib():.1f} {int('torch' in sys.modules)} {len(services.bank)}")
+            if with_bot:
+                await bot.close()
 
-    asyncio.run(main())
+    asyncio.run(main(sys.argv[1], sys.argv[2] == "bot"))
     """
 )
-
-
-def _child_rss(code: str) -> tuple[float, bool]:
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(done.stderr)
-    out = done.stdout.split()
-    return float(out[-2]), out[-1] == "1"
-
 
 RSS_SNIPPET = (
     "import sys\n{imports}\n"
     "rss=[int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmRSS:')][0]\n"
-    "print(f\"{{rss/1024:.1f}} {{int('torch' in sys.modules)}}\")"
+    "print(f\"{{rss/1024:.1f}} {{int('torch' in sys.modules)}} 0\")"
 )
 
 
-def memory() -> None:
-    bot, bot_torch = _child_rss(CHILD)
-    bare, _ = _child_rss(RSS_SNIPPET.format(imports=""))
+async def _child(code: str, *args: str) -> tuple[float, bool, int]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        code,
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await proc.communicate()
+    if proc.returncode != 0:
+        raise RuntimeError(err.decode())
+    rss, torch, items = out.decode().split()[-3:]
+    return float(rss), torch == "1", int(items)
+
+
+async def memory() -> None:
+    """Print idle RSS of the bot, the services alone, bare Python and Python + torch.
+
+    The fake Discord runs in this (parent) process, so the child measures the bot alone.
+    """
+    from tests.discord_app.harness import FakeDiscord
+
+    fake = FakeDiscord()
+    url = await fake.start()
+    bare, _, _ = await _child(RSS_SNIPPET.format(imports=""))
+    rows = []
+    for numpy in ("numpy", "no-numpy"):
+        services, _, _ = await _child(CHILD, url, "services", numpy)
+        bot, bot_torch, items = await _child(CHILD, url, "bot", numpy)
+        rows.append((numpy, services, bot, bot_torch))
     try:
-        torch, _ = _child_rss(RSS_SNIPPET.format(imports="import torch"))
+        torch, _, _ = await _child(RSS_SNIPPET.format(imports="import torch"))
     except RuntimeError:
         torch = float("nan")
-    print("idle RSS (MiB, one run, side by side)")
-    print(f"  bare python          {bare:7.1f}")
-    print(f"  bot, logged in, idle {bot:7.1f}   torch imported: {bot_torch}")
-    print(f"  python + torch       {torch:7.1f}")
-    print(f"  bot / target 100 MB  {bot * 1.048576 / 100:7.2f}   (MB = 10^6 bytes)")
-    print(f"  bot / python+torch   {bot / torch:7.2f}")
+    await fake.stop()
+    print(f"idle RSS (MiB, one run, side by side; {items} items in the bank)")
+    print(f"  bare python                                  {bare:7.1f}")
+    for numpy, services, bot, bot_torch in rows:
+        where = "dev venv, numpy installed" if numpy == "numpy" else "bot image, no numpy"
+        print(f"  [{where}]")
+        print(f"    services (bank, grader, store, client)   {services:7.1f}")
+        print(f"    bot, logged in, idle                     {bot:7.1f}   torch: {bot_torch}")
+        print(f"    bot / target 100 MB                      {bot * 1.048576 / 100:7.2f}")
+    print(f"  python + torch                               {torch:7.1f}")
+    print(f"  bot (image) / python+torch                   {rows[1][2] / torch:7.2f}")
 
 
 async def acknowledgements(flows: int, delay_s: float) -> None:
-    from datetime import UTC, datetime
-
+    """Print acknowledgement latencies of ``flows`` concurrent answer flows."""
     import discord
 
     from bot.content.loader import load_bank
-    from bot.discord_app.app import Services
+    from bot.services import open_services
     from bot.settings import TutorSettings
-    from tests.discord_app.conftest import FIXTURE_PACKS
-    from tests.discord_app.fakes import Clock, FakeGrader, FakeSandbox, FakeStore
     from tests.discord_app.harness import TOKEN, FakeDiscord, Harness, Person
+    from tests.discord_app.helpers import custom_ids
+    from tests.fake_sandbox import FakeSandboxRunner
 
     fake = FakeDiscord()
     discord.http.Route.BASE = (await fake.start()) + "/api/v10"
-    bank = load_bank(FIXTURE_PACKS)
-    clock = Clock(datetime.now(UTC))
-    store = FakeStore(bank, clock)
-    sandbox = FakeSandbox()
+    bank = load_bank([Path("content")])
+    sandbox = FakeSandboxRunner(bank)
     sandbox.mode = "slow"
-    services = Services(
-        bank=bank,
-        grader=FakeGrader(bank),
-        sandbox=sandbox,
-        progress=store,
-        drops=store,
-        clock=clock,
+    settings = TutorSettings(
+        _env_file=None,  # type: ignore[call-arg]
+        discord_token=TOKEN,  # type: ignore[arg-type]
+        database_path=Path(tempfile.mkdtemp()) / "tutor.db",
     )
-    settings = TutorSettings(_env_file=None, discord_token=TOKEN)  # type: ignore[call-arg,arg-type]
-    harness = Harness(fake, settings, services)
+    harness = Harness(fake, lambda: open_services(settings, bank=bank, runner=sandbox))
     await harness.boot()
 
     async def flow(n: int) -> None:
         who = Person(name=f"learner{n}")
         quiz = await harness.slash("quiz", who, kind="why")
-        click = await harness.click(quiz.reply, "tutor:answer:WHY1:x:0", who)
-        submit = await harness.submit(click.modal, "the graph is freed", who=who)
-        run = await harness.click(submit.reply, "tutor:snippet:WHY1:0", who, wait=False)
-        await run.finish(limit_s=delay_s + 30)
+        click = await harness.click(quiz.reply, custom_ids(quiz.reply)[0], who)
+        submit = await harness.submit(click.modal, "the graph is freed after backward", who=who)
+        snippet = next(c for c in custom_ids(submit.reply) if c.startswith("tutor:snippet:"))
+        run = await harness.click(submit.reply, snippet, who, wait=False)
+        await run.finish(limit_s=delay_s + 60)
 
     started = time.monotonic()
     release = asyncio.get_running_loop().call_later(delay_s, sandbox.gate.set)
@@ -152,16 +176,18 @@ async def acknowledgements(flows: int, delay_s: float) -> None:
         f"  within 3 s           {within}/{len(latencies)} ({100 * within / len(latencies):.0f}%)"
     )
     print(f"  max / 3 s deadline   {latencies[-1] / 3000:.3f}")
+    print(f"  sandbox runs         {len(sandbox.runs)} (curated results cached in the store)")
     await harness.close()
     await fake.stop()
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    """Run both measurements."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--flows", type=int, default=100, help="concurrent learner flows")
     parser.add_argument("--sandbox-delay", type=float, default=4.0, help="seconds per sandbox call")
     args = parser.parse_args()
-    memory()
+    asyncio.run(memory())
     asyncio.run(acknowledgements(args.flows, args.sandbox_delay))
 
 

@@ -73,6 +73,21 @@ class QuizFilter(BaseModel):
     difficulty: int | None = Field(None, ge=1, le=3)
 
 
+def matching_items(bank: Bank, filters: QuizFilter) -> list[Item]:
+    """Every item matching ``filters``, in bank order (validates the filters on their own).
+
+    Raises:
+        UnknownTopic: ``filters.topic`` is no item's tag.
+        NoMatchingItem: no item matches every filter.
+    """
+    if filters.topic is not None and filters.topic not in bank.tags():
+        raise UnknownTopic(filters.topic)
+    matches = bank.select(kind=filters.kind, tag=filters.topic, difficulty=filters.difficulty)
+    if not matches:
+        raise NoMatchingItem(filters)
+    return matches
+
+
 def choose_item(
     bank: Bank, filters: QuizFilter, *, recent: Sequence[str] = (), rng: random.Random
 ) -> Item:
@@ -91,11 +106,7 @@ def choose_item(
         UnknownTopic: ``filters.topic`` is no item's tag.
         NoMatchingItem: no item matches every filter.
     """
-    if filters.topic is not None and filters.topic not in bank.tags():
-        raise UnknownTopic(filters.topic)
-    matches = bank.select(kind=filters.kind, tag=filters.topic, difficulty=filters.difficulty)
-    if not matches:
-        raise NoMatchingItem(filters)
+    matches = matching_items(bank, filters)
     seen = {item_id: age for age, item_id in enumerate(recent)}
     fresh = [item for item in matches if item.id not in seen]
     if fresh:
@@ -270,6 +281,7 @@ __all__ = [
     "UnknownTopic",
     "choose_item",
     "grade_and_record",
+    "matching_items",
     "next_item",
     "review_items",
     "review_plan",

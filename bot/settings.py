@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from bot.progress.db import DEFAULT_BUSY_TIMEOUT_S, Synchronous
+from bot.progress.options import DEFAULT_BUSY_TIMEOUT_S, Synchronous
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 

@@ -10,23 +10,24 @@ still answers after any number of restarts. Templates::
     tutor:snippet:TF3:12       "Run the snippet" under the feedback
 
 The first response to an answer click is the modal (a modal cannot follow a defer); the
-submit is deferred at once, because recording the attempt may wait on the database.
+submit is deferred at once, because recording the attempt may wait on the database. Grading,
+recording and the reveal are the shared steps of :mod:`bot.quiz`; this module only renders.
 """
 
 from __future__ import annotations
 
-import logging
 import re
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Self
 
 import discord
 
+from bot import quiz
 from bot.content.models import Item, Kind
 from bot.discord_app import limits
 from bot.discord_app.errors import TutorModal, TutorView, UserFacingError, report
-from bot.discord_app.ports import AttemptIn, SandboxUnavailable
 from bot.discord_app.render import clip, explanation_embed, feedback_embed, snippet_embed
-from bot.grading.models import MAX_ANSWER_CHARS, Response
+from bot.grading.models import MAX_ANSWER_CHARS
 
 if TYPE_CHECKING:
     from bot.discord_app.app import TutorBot
@@ -39,7 +40,8 @@ _CODE_VERDICT: dict[str, bool | None] = {v: k for k, v in _VERDICT_CODE.items()}
 
 Interaction = discord.Interaction[Any]
 
-log = logging.getLogger(__name__)
+MAX_DURATION_MS = 7 * 24 * 3600 * 1000
+"""The store accepts answer durations up to a week (a modal left open longer is capped)."""
 
 
 def bot_of(interaction: Interaction) -> TutorBot:
@@ -101,8 +103,15 @@ class AnswerButton(
     async def callback(self, interaction: Interaction) -> None:
         """Open the justification modal as the first response to the click."""
         try:
-            item = item_or_error(bot_of(interaction), self.item_id)
-            modal = AnswerModal(item, self.verdict, self.drop_id, opened_by=interaction.id)
+            bot = bot_of(interaction)
+            item = item_or_error(bot, self.item_id)
+            modal = AnswerModal(
+                item,
+                self.verdict,
+                self.drop_id,
+                opened_by=interaction.id,
+                opened_at=bot.services.clock(),
+            )
             await interaction.response.send_modal(modal)
         except Exception as exc:
             await report(interaction, exc, where="tutor:answer")
@@ -117,10 +126,18 @@ class AnswerModal(TutorModal):
         drop_id: the drop, or None.
         opened_by: the id of the click interaction that opened this modal; it is the
             attempt's idempotency key, so a modal submitted twice records once.
+        opened_at: when the modal opened (aware); the time to the submit is the answer's
+            duration (a fast first correct answer rates the review card Easy).
     """
 
     def __init__(
-        self, item: Item, verdict: bool | None, drop_id: int | None, *, opened_by: int
+        self,
+        item: Item,
+        verdict: bool | None,
+        drop_id: int | None,
+        *,
+        opened_by: int,
+        opened_at: datetime,
     ) -> None:
         verdict_word = {True: "True", False: "False", None: None}[verdict]
         title = (
@@ -135,6 +152,7 @@ class AnswerModal(TutorModal):
         self.verdict = verdict
         self.drop_id = drop_id
         self.opened_by = opened_by
+        self.opened_at = opened_at
         self.justification: discord.ui.TextInput[Self] = discord.ui.TextInput(
             label="Why? Justify your verdict" if verdict_word else "Your answer, with the reason",
             style=discord.TextStyle.paragraph,
@@ -149,25 +167,23 @@ class AnswerModal(TutorModal):
     async def on_submit(self, interaction: Interaction) -> None:
         """Defer, grade, record (once per idempotency key), then send the feedback."""
         await interaction.response.defer(ephemeral=True, thinking=True)
-        bot = bot_of(interaction)
-        services = bot.services
-        response = Response(
-            item_id=self.item.id, verdict=self.verdict, text=self.justification.value
-        )
-        grade = services.grader.grade(response)
-        recorded = await services.progress.record_attempt(
-            AttemptIn(
-                learner_id=interaction.user.id,
-                guild_id=interaction.guild_id,
-                drop_id=self.drop_id,
-                idempotency_key=f"answer:{self.opened_by}",
-                response=response,
-                grade=grade,
-                answered_at=services.clock(),
-            )
+        services = bot_of(interaction).services
+        elapsed_ms = (services.clock() - self.opened_at).total_seconds() * 1000
+        outcome = await quiz.grade_and_record(
+            services,
+            item=self.item,
+            verdict=self.verdict,
+            text=self.justification.value,
+            learner_id=interaction.user.id,
+            idempotency_key=f"answer:{self.opened_by}",
+            guild_id=interaction.guild_id,
+            drop_id=self.drop_id,
+            duration_ms=round(min(max(elapsed_ms, 0.0), MAX_DURATION_MS)),
         )
         await interaction.followup.send(
-            embed=feedback_embed(self.item, response, grade, duplicate=recorded.duplicate),
+            embed=feedback_embed(
+                self.item, outcome.response, outcome.grade, duplicate=outcome.recorded.duplicate
+            ),
             view=feedback_view(self.item.id, self.drop_id),
             ephemeral=True,
         )
@@ -227,21 +243,17 @@ class SnippetButton(
         return cls(match["item"], _drop_of(match))
 
     async def callback(self, interaction: Interaction) -> None:
-        """Defer (the sandbox may be slow), run, and show the output.
+        """Defer (the sandbox may be slow), run (or read the cached run), show the output.
 
         When the sandbox is unavailable the output recorded by ``tutor content verify`` is
-        shown instead, labelled as such.
+        shown instead, labelled as such (:func:`bot.quiz.reveal`).
         """
         try:
             bot = bot_of(interaction)
             item = item_or_error(bot, self.item_id)
             await interaction.response.defer(ephemeral=True, thinking=True)
-            try:
-                run = await bot.services.sandbox.run_curated(item)
-            except SandboxUnavailable as exc:
-                log.warning("sandbox unavailable for %s: %s", item.id, exc.reason)
-                run = None
-            await interaction.followup.send(embed=snippet_embed(item, run), ephemeral=True)
+            shown = await quiz.reveal(bot.services, item)
+            await interaction.followup.send(embed=snippet_embed(shown), ephemeral=True)
         except Exception as exc:
             await report(interaction, exc, where="tutor:snippet")
 

@@ -1,18 +1,20 @@
 """The daily-drop loop: post what the store says is due, reveal what has closed.
 
-The store owns the rules (which drop is due in each guild's time zone, one per channel and
-local date, late within the grace window or skipped); this module only talks to Discord.
+The store owns the rules (``ProgressStore.tick_drops``: which drop is due in each guild's
+own time zone, one per channel and local date, late within the grace window or skipped,
+closing, and giving up on interrupted posts); this module only talks to Discord.
 
 Exactly once across restarts and crashes:
 
-* the store claims a drop (``posting``) before anything is sent;
+* the store claims a drop (``begin_posting``: ``posting``) before anything is sent;
 * the message is created with the drop's nonce and ``enforce_nonce``, so when a post is
   retried (a 500 after Discord created the message, or a crash before ``mark_open``),
   Discord returns the first message instead of creating a second;
 * Discord checks nonces only over "the past few minutes" (discord.com/developers/docs/
-  resources/message#create-message), so a drop found still ``posting`` after longer than
-  :data:`NONCE_WINDOW` is not re-sent: it is marked failed with the reason, visible in
-  ``/tutor settings`` (a lost drop is shown; a duplicate could not be taken back).
+  resources/message#create-message), so the store hands a ``posting`` drop out again only
+  within :data:`~bot.progress.schedule.NONCE_WINDOW` of its claim; later it marks it failed
+  with the reason, visible in ``/tutor-admin settings`` (a lost drop is shown; a duplicate
+  could not be taken back). Reveals work the same way with ``begin_reveal``.
 
 A deleted channel (404) or a missing permission (403) marks the drop failed and is never
 retried, so a broken channel cannot cause a crash loop. Other Discord errors (5xx after
@@ -25,27 +27,34 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
 import discord
 
+from bot import quiz
 from bot.discord_app.answer import answer_view
 from bot.discord_app.limits import THREAD_NAME
-from bot.discord_app.ports import DropToPost, DropToReveal, SandboxUnavailable, SnippetRun
 from bot.discord_app.render import clip, question_embed, reveal_embeds
+from bot.progress.errors import DropsNotConfigured, DropStateError
+from bot.progress.models import Drop, DropState, ItemRef
+from bot.progress.schedule import NONCE_WINDOW
 
 if TYPE_CHECKING:
     from bot.discord_app.app import TutorBot
 
 log = logging.getLogger(__name__)
 
-NONCE_WINDOW = timedelta(minutes=2)
-"""How long after its claim a ``posting`` drop may be re-sent with the same nonce. Discord
-documents its nonce check only as "the past few minutes"; two minutes stays inside that."""
-
 THREAD_ARCHIVE_MINUTES: Literal[1440] = 1440
 """Reveal threads auto-archive after a day of inactivity (a value Discord accepts)."""
+
+THREAD_ALREADY_CREATED = 160004
+"""Discord's JSON error code "A thread has already been created for this message"
+(discord.com/developers/docs/topics/opcodes-and-status-codes#json). A thread started from a
+message has the message's id, so a retried reveal posts into that thread."""
+
+PURGE_EVERY = timedelta(days=1)
+"""Answer texts past the retention period are removed at start and then once a day."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,12 +63,14 @@ class PostOutcome:
 
     Attributes:
         drop_id: the drop.
+        channel_id: the channel it was for.
         message_id: the message in the channel when posted, else None.
         failure: the reason recorded when the drop was marked failed, else None.
         retry: True when left ``posting`` for the next tick (a transient Discord error).
     """
 
     drop_id: int
+    channel_id: int
     message_id: int | None = None
     failure: str | None = None
     retry: bool = False
@@ -82,8 +93,10 @@ class DropScheduler:
 
     def __init__(self, bot: TutorBot) -> None:
         self.bot = bot
+        self.items = ItemRef.from_items(list(bot.services.bank))
         self._task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
+        self._purged_at: datetime | None = None
 
     def start(self) -> None:
         """Start the loop (idempotent)."""
@@ -109,133 +122,187 @@ class DropScheduler:
             await asyncio.sleep(self.bot.settings.drop_tick_s)
 
     async def tick(self) -> list[PostOutcome]:
-        """One pass: post every due drop, then reveal every closed one.
+        """One pass: ask the store what is due, post it, then reveal every closed drop.
 
         Returns:
             The outcome of each post attempted in this pass.
         """
         async with self._lock:
             services = self.bot.services
-            now = services.clock()
+            await self._purge_daily()
+            tick = await services.store.tick_drops(
+                self.items, grace=self.bot.settings.drop_grace, nonce_window=NONCE_WINDOW
+            )
+            for drop in tick.skipped:
+                log.warning("drop %s skipped: %s", drop.drop_id, drop.failure_reason)
+            for drop in tick.failed:
+                log.warning("drop %s failed: %s", drop.drop_id, drop.failure_reason)
             outcomes = []
-            for drop in await services.drops.claim_due(now, self.bot.settings.drop_grace):
+            for drop in tick.to_post:
                 try:
-                    outcomes.append(await self.post(drop))
+                    outcomes.append(await self._post(drop))
                 except Exception:
                     log.exception("posting drop %s failed; it stays claimed", drop.drop_id)
-            for reveal in await services.drops.due_reveals(now):
+            for drop in tick.to_reveal:
                 try:
-                    await self.reveal(reveal)
+                    await self._reveal(drop)
                 except Exception:
-                    log.exception("revealing drop %s failed; retrying next tick", reveal.drop_id)
+                    log.exception("revealing drop %s failed; retrying next tick", drop.drop_id)
             return outcomes
 
-    async def post(self, drop: DropToPost) -> PostOutcome:
-        """Send one claimed drop to its channel and record the result in the store."""
+    async def drop_now(self, guild_id: int) -> PostOutcome:
+        """Take today's drop slot for a guild and post it at once (``/tutor-admin drops now``).
+
+        Runs under the loop's lock, so a tick cannot post the same drop concurrently.
+
+        Returns:
+            What happened to the drop's post.
+
+        Raises:
+            DropsNotConfigured: drops are off in this guild.
+            DropAlreadyExists: today's drop in the channel exists already.
+        """
+        store = self.bot.services.store
+        async with self._lock:
+            if not (await store.get_guild_settings(guild_id)).drops_enabled:
+                raise DropsNotConfigured(guild_id)
+            drop = await store.create_manual_drop(guild_id, self.items)
+            if drop.state is DropState.FAILED:
+                reason = drop.failure_reason or "no item fits the kinds filter"
+                return PostOutcome(drop.drop_id, drop.channel_id, failure=reason)
+            return await self._post(drop)
+
+    async def _purge_daily(self) -> None:
+        now = self.bot.services.clock()
+        if self._purged_at is None:
+            self._purged_at = now  # the store purged when it opened
+        elif now - self._purged_at >= PURGE_EVERY:
+            self._purged_at = now
+            report = await self.bot.services.store.purge_answer_texts()
+            log.info("removed %d answer texts older than %s", report.purged, report.cutoff)
+
+    async def _fail(self, drop: Drop, reason: str) -> PostOutcome:
+        try:
+            await self.bot.services.store.mark_failed(drop.drop_id, reason)
+        except DropStateError as exc:
+            log.info("drop %s was moved on elsewhere: %s", drop.drop_id, exc)
+        log.warning("drop %s failed: %s", drop.drop_id, reason)
+        return PostOutcome(drop.drop_id, drop.channel_id, failure=reason)
+
+    async def _post(self, drop: Drop) -> PostOutcome:
+        """Send one due drop to its channel and record the result in the store."""
         services = self.bot.services
-        drops = services.drops
-        now = services.clock()
-        if now - drop.claimed_at > NONCE_WINDOW:
-            reason = (
-                f"interrupted while posting at {drop.claimed_at:%H:%M} UTC; not re-sent so it "
-                "cannot appear twice"
-            )
-            await drops.mark_failed(drop.drop_id, reason)
-            log.warning("drop %s: %s", drop.drop_id, reason)
-            return PostOutcome(drop.drop_id, failure=reason)
-        item = services.bank.get(drop.item_id)
+        store = services.store
+        item = services.bank.get(drop.item_id) if drop.item_id else None
         if item is None:
-            reason = f"item {drop.item_id} is no longer in the question bank"
-            await drops.mark_failed(drop.drop_id, reason)
-            return PostOutcome(drop.drop_id, failure=reason)
+            return await self._fail(drop, f"item {drop.item_id} is no longer in the question bank")
+        try:
+            drop = await store.begin_posting(drop.drop_id)
+        except DropStateError as exc:
+            log.info("drop %s is not ours to post: %s", drop.drop_id, exc)
+            return PostOutcome(
+                drop.drop_id, drop.channel_id, failure="another process is posting it"
+            )
+        guild = await store.get_guild_settings(drop.guild_id)
+        closes_at = services.clock() + timedelta(hours=guild.reveal_after_hours)
         channel = self.bot.get_partial_messageable(drop.channel_id, guild_id=drop.guild_id)
         try:
             message = await channel.send(
-                embed=question_embed(item, closes_at=drop.closes_at, drop_id=drop.drop_id),
+                embed=question_embed(item, closes_at=closes_at, drop_id=drop.drop_id),
                 view=answer_view(item, drop.drop_id),
                 nonce=drop.nonce,
             )
         except discord.Forbidden as exc:
-            reason = _forbidden_reason(exc, "post in the channel")
+            return await self._fail(drop, _forbidden_reason(exc, "post in the channel"))
         except discord.NotFound:
-            reason = "the channel no longer exists, or the bot cannot see it"
+            return await self._fail(drop, "the channel no longer exists, or the bot cannot see it")
         except discord.HTTPException as exc:
             log.warning("drop %s: Discord error %s; retrying next tick", drop.drop_id, exc.status)
-            return PostOutcome(drop.drop_id, retry=True)
-        else:
-            await drops.mark_open(drop.drop_id, message.id)
-            log.info("drop %s posted in %s as %s", drop.drop_id, drop.channel_id, message.id)
-            return PostOutcome(drop.drop_id, message_id=message.id)
-        await drops.mark_failed(drop.drop_id, reason)
-        log.warning("drop %s failed: %s", drop.drop_id, reason)
-        return PostOutcome(drop.drop_id, failure=reason)
+            return PostOutcome(drop.drop_id, drop.channel_id, retry=True)
+        await store.mark_open(drop.drop_id, message.id)
+        log.info("drop %s posted in %s as %s", drop.drop_id, drop.channel_id, message.id)
+        return PostOutcome(drop.drop_id, drop.channel_id, message_id=message.id)
 
-    async def _real_output(self, reveal: DropToReveal) -> SnippetRun | None:
-        item = self.bot.services.bank.get(reveal.item_id)
-        if item is None:
-            return None
+    async def _reveal_target(
+        self, drop: Drop, message_id: int, name: str
+    ) -> discord.abc.Messageable | None:
+        """The reveal thread on the drop message: created, or the one a retry already made.
+
+        Returns:
+            The thread, or None to reveal in the channel instead (no thread permission, or
+            the guild is not cached yet).
+
+        Raises:
+            discord.NotFound: the drop message or its channel is gone.
+            discord.HTTPException: a Discord 5xx (the next tick tries again).
+        """
+        channel = self.bot.get_partial_messageable(drop.channel_id, guild_id=drop.guild_id)
         try:
-            return await self.bot.services.sandbox.run_curated(item)
-        except SandboxUnavailable as exc:
-            log.warning("reveal of drop %s without a live run: %s", reveal.drop_id, exc.reason)
-            return None
+            return await channel.get_partial_message(message_id).create_thread(
+                name=name, auto_archive_duration=THREAD_ARCHIVE_MINUTES
+            )
+        except discord.NotFound:
+            raise
+        except discord.HTTPException as exc:
+            if exc.code == THREAD_ALREADY_CREATED:
+                return self.bot.get_partial_messageable(message_id, guild_id=drop.guild_id)
+            if exc.status >= 500:
+                raise
+            log.info("drop %s: no thread (%s); revealing in the channel", drop.drop_id, exc.status)
+        except ValueError:
+            # discord.py needs the guild in its cache to create a thread (it is, once READY).
+            log.info("drop %s: guild not cached; revealing in the channel", drop.drop_id)
+        return None
 
-    async def reveal(self, reveal: DropToReveal) -> None:
-        """Close a drop and post its reveal in a thread on the drop message.
+    async def _reveal(self, drop: Drop) -> None:
+        """Post a closed drop's reveal in a thread on the drop message (else the channel).
 
         Falls back to a message in the channel when a thread cannot be used; marks the drop
         failed with the reason when neither works. A 5xx from Discord propagates and the drop
-        stays ``closed``, so the next tick tries again (``due_reveals`` returns it).
+        stays ``closed``, so the next tick tries again (with the same reveal nonce).
         """
         services = self.bot.services
-        item = services.bank.get(reveal.item_id)
-        summary = await services.drops.close(reveal.drop_id)
+        store = services.store
+        item = services.bank.get(drop.item_id) if drop.item_id else None
         if item is None:
-            await services.drops.mark_failed(
-                reveal.drop_id, f"item {reveal.item_id} is no longer in the question bank"
-            )
+            await self._fail(drop, f"item {drop.item_id} is no longer in the question bank")
             return
-        embeds = reveal_embeds(item, summary, await self._real_output(reveal))
-        channel = self.bot.get_partial_messageable(reveal.channel_id, guild_id=reveal.guild_id)
-        drop_message = channel.get_partial_message(reveal.message_id)
-        targets: list[tuple[discord.abc.Messageable, str | None]] = []
+        message_id = drop.message_id
+        if message_id is None:  # a closed drop was always posted; guard the invariant
+            await self._fail(drop, "the drop has no message to reveal under")
+            return
         try:
-            thread = await drop_message.create_thread(
-                name=clip(f"Reveal: {item.id}", THREAD_NAME),
-                auto_archive_duration=THREAD_ARCHIVE_MINUTES,
+            drop = await store.begin_reveal(drop.drop_id)
+        except DropStateError as exc:
+            log.info("drop %s is not ours to reveal: %s", drop.drop_id, exc)
+            return
+        summary = await store.drop_summary(drop.drop_id, top=5)
+        embeds = reveal_embeds(summary, await quiz.reveal(services, item))
+        channel = self.bot.get_partial_messageable(drop.channel_id, guild_id=drop.guild_id)
+        jump_url = channel.get_partial_message(message_id).jump_url
+        try:
+            thread = await self._reveal_target(
+                drop, message_id, clip(f"Reveal: {item.id}", THREAD_NAME)
             )
         except discord.NotFound:
-            await services.drops.mark_failed(
-                reveal.drop_id, "the drop message or its channel was deleted before the reveal"
-            )
+            await self._fail(drop, "the drop message or its channel was deleted before the reveal")
             return
-        except discord.HTTPException as exc:
-            if exc.status >= 500:
-                raise
-            log.info(
-                "drop %s: no thread (%s); revealing in the channel", reveal.drop_id, exc.status
-            )
-        except ValueError:
-            # discord.py needs the guild in its cache to create a thread (it is, once READY).
-            log.info("drop %s: guild not cached; revealing in the channel", reveal.drop_id)
-        else:
-            targets.append((thread, None))
-        targets.append((channel, f"Reveal of {drop_message.jump_url}"))
+        targets: list[tuple[discord.abc.Messageable, str | None]] = [
+            *([(thread, None)] if thread is not None else []),
+            (channel, f"Reveal of {jump_url}"),
+        ]
         forbidden: discord.HTTPException | None = None
         for target, content in targets:
             try:
-                sent = await target.send(content=content, embeds=embeds)
+                sent = await target.send(content=content, embeds=embeds, nonce=drop.reveal_nonce)
             except discord.Forbidden as exc:
                 forbidden = exc
                 continue
             except discord.NotFound:
-                await services.drops.mark_failed(
-                    reveal.drop_id, "the channel no longer exists, or the bot cannot see it"
-                )
+                await self._fail(drop, "the channel no longer exists, or the bot cannot see it")
                 return
-            await services.drops.mark_revealed(reveal.drop_id, sent.id)
-            log.info("drop %s revealed as %s", reveal.drop_id, sent.id)
+            await store.mark_revealed(drop.drop_id, sent.id)
+            log.info("drop %s revealed as %s", drop.drop_id, sent.id)
             return
         if forbidden is not None:
-            reason = _forbidden_reason(forbidden, "post the reveal")
-            await services.drops.mark_failed(reveal.drop_id, reason)
+            await self._fail(drop, _forbidden_reason(forbidden, "post the reveal"))

@@ -16,16 +16,23 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.discord_app.ports import (
+from bot.discord_app.render import LABEL_TITLE, escape_learner
+from bot.grading import AnswerTooLong
+from bot.progress.errors import (
     AlreadyAnswered,
-    DropConflict,
-    DropNotOpen,
-    LearnerCodeRefused,
-    SandboxUnavailable,
+    DropAlreadyExists,
+    DropClosed,
+    DropMismatch,
+    DropsNotConfigured,
+    UnknownDrop,
 )
-from bot.discord_app.render import clip
+from bot.quiz import NoMatchingItem, UnknownTopic
+from sandbox.errors import SandboxBusy, SandboxRejected, SandboxUnavailable
 
 log = logging.getLogger(__name__)
+
+PERMISSION_NAMES = {"manage_guild": "Manage Server"}
+"""Permissions whose API name differs from what Discord's client shows."""
 
 
 class UserFacingError(Exception):
@@ -77,7 +84,9 @@ def explain(error: BaseException) -> str | None:
     if isinstance(error, UserFacingError):
         return error.message
     if isinstance(error, app_commands.MissingPermissions):
-        needed = ", ".join(p.replace("_", " ").title() for p in error.missing_permissions)
+        needed = ", ".join(
+            PERMISSION_NAMES.get(p, p.replace("_", " ").title()) for p in error.missing_permissions
+        )
         return f"You need the {needed} permission for this."
     if isinstance(error, app_commands.NoPrivateMessage):
         return "This command only works in a server."
@@ -87,19 +96,44 @@ def explain(error: BaseException) -> str | None:
         return "I could not use one of the values you gave; pick it from Discord's list."
     if isinstance(error, app_commands.CheckFailure):
         return "You can't use this here."
+    return _explain_domain(error)
+
+
+def _explain_domain(error: BaseException) -> str | None:
+    """The sentence for a domain error (sandbox, store, grader, quiz), or None."""
+    if isinstance(error, SandboxBusy):
+        return f"The sandbox is busy; try again in {max(1, round(error.retry_after_s))} s."
     if isinstance(error, SandboxUnavailable):
         return "The sandbox is not answering right now. Try again in a minute."
-    if isinstance(error, LearnerCodeRefused):
-        return (
-            "Running your own code is off here: the sandbox has no isolation on this "
-            "machine, so it only runs the tutor's own snippets."
-        )
+    if isinstance(error, SandboxRejected):
+        if error.code == "refused":
+            return (
+                "Running your own code is off here: the sandbox has no isolation on this "
+                "machine, so it only runs the tutor's own snippets."
+            )
+        return f"The sandbox refused this snippet: {escape_learner(str(error), 300)}"
     if isinstance(error, AlreadyAnswered):
-        return "You already answered this drop; your first answer counts."
-    if isinstance(error, DropNotOpen):
+        label = LABEL_TITLE[error.label].lower()
+        return f"You already answered this drop; your first answer ({label}) counts."
+    if isinstance(error, DropClosed):
         return "This drop is closed. The reveal is in its thread."
-    if isinstance(error, DropConflict):
-        return clip(error.reason, 300)
+    if isinstance(error, UnknownDrop):
+        return "This question's drop no longer exists; try `/quiz` instead."
+    if isinstance(error, DropMismatch):
+        return "This button belongs to another server's drop; try `/quiz` instead."
+    if isinstance(error, DropsNotConfigured):
+        return "Daily drops are off here; set them up with `/tutor-admin drops set`."
+    if isinstance(error, DropAlreadyExists):
+        return f"Today's drop in <#{error.channel_id}> already exists (#{error.drop_id})."
+    if isinstance(error, AnswerTooLong):
+        return f"Your answer has {error.length:,} characters; at most {error.limit:,} fit."
+    if isinstance(error, UnknownTopic):
+        return (
+            f"There is no topic called “{escape_learner(error.topic, 48)}”. "
+            "Pick one from the suggestions."
+        )
+    if isinstance(error, NoMatchingItem):
+        return "No question matches those filters; try fewer of them."
     return None
 
 

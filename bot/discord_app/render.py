@@ -15,17 +15,17 @@ import discord
 
 from bot.content.models import Item, Kind, Label
 from bot.discord_app import limits
-from bot.discord_app.ports import (
+from bot.grading.models import GradeResult, Response
+from bot.progress.models import (
     DropFailure,
+    DropState,
     DropSummary,
     GuildSettings,
-    LeaderboardRow,
+    Leaderboard,
     LearnerStats,
-    Period,
-    ReviewQueue,
-    SnippetRun,
 )
-from bot.grading.models import GradeResult, Response
+from bot.quiz import Reveal, ReviewPlan
+from sandbox.protocol import RunResult
 
 ELLIPSIS = "…"
 
@@ -248,29 +248,30 @@ def explanation_embed(item: Item, *, hide: bool = False) -> discord.Embed:
     return fit(embed)
 
 
-def snippet_embed(item: Item, run: SnippetRun | None) -> discord.Embed:
+def snippet_embed(reveal: Reveal) -> discord.Embed:
     """The item's snippet and its real output.
 
     Args:
-        item: the item whose snippet ran.
-        run: the sandbox's result, or None when the sandbox was unavailable: the output
-            recorded with ``item.torch_version`` by ``tutor content verify`` is shown instead.
+        reveal: the item and its sandbox run; without a run (the sandbox was unavailable)
+            the output recorded with ``item.torch_version`` by ``tutor content verify`` is
+            shown instead, labelled as such.
     """
+    item, run = reveal.item, reveal.run
     embed = discord.Embed(title=f"The snippet · {item.id}", colour=INFO_COLOUR)
     embed.description = fence(item.snippet, 1200, "py")
     if run is None:
         embed.add_field(
             name=f"Output recorded with torch {item.torch_version}",
-            value=fence(item.expected_output, limits.EMBED_FIELD_VALUE),
+            value=fence(reveal.output, limits.EMBED_FIELD_VALUE),
             inline=False,
         )
         embed.set_footer(text="The sandbox is not answering right now; this is the stored run.")
         return fit(embed)
-    output = run.stdout + (("\n" + run.stderr) if run.stderr else "")
-    embed.add_field(name="Output", value=fence(output, limits.EMBED_FIELD_VALUE), inline=False)
-    source = "cached run" if run.cached else f"ran in {run.duration_ms} ms"
-    torch = f"torch {run.torch_version} · " if run.torch_version else ""
-    embed.set_footer(text=f"{run.status} · {torch}{source}")
+    embed.add_field(
+        name="Output", value=fence(reveal.output, limits.EMBED_FIELD_VALUE), inline=False
+    )
+    source = "cached run" if run.cached else f"ran in {round(run.duration_ms)} ms"
+    embed.set_footer(text=f"{run.status} · torch {run.torch_version} · {source}")
     return fit(embed)
 
 
@@ -290,14 +291,14 @@ class RunMessage:
     full_output: bytes | None
 
 
-def run_message(run: SnippetRun) -> RunMessage:
+def run_message(run: RunResult) -> RunMessage:
     """Lay out a learner's ``/run`` result: the status in words, output inline or as a file."""
     output = run.stdout + (("\n" + run.stderr) if run.stderr and run.stdout else run.stderr)
     lines = output.splitlines()
     inline = "\n".join(lines[:RUN_INLINE_LINES])
     cut = len(lines) > RUN_INLINE_LINES or len(inline) > RUN_INLINE_CHARS
     inline = clip(inline, RUN_INLINE_CHARS)
-    status = f"**{escape_learner(run.status, 200)}** · {run.duration_ms} ms"
+    status = f"**{escape_learner(run.status, 200)}** · {round(run.duration_ms)} ms"
     if run.output_truncated:
         status += " · output capped by the sandbox"
     parts = [status]
@@ -331,53 +332,59 @@ def stats_embed(stats: LearnerStats, who: str) -> discord.Embed:
     embed.add_field(name="Average score", value=_pct(stats.average_score))
     embed.add_field(name="First try", value=_pct(stats.first_try_rate))
     embed.add_field(
-        name="Streak",
-        value=f"{stats.current_streak_days} days (best {stats.best_streak_days})",
+        name="Streak", value=f"{stats.streaks.current} days (best {stats.streaks.best})"
     )
-    if stats.per_kind:
+    embed.add_field(name="Points", value=str(stats.points))
+    if stats.reviews_due:
+        embed.add_field(name="Due for review", value=f"{stats.reviews_due} (try `/review`)")
+    if stats.by_kind:
         per_kind = [
-            f"{KIND_TITLE[k.kind]}: {_pct(k.accuracy)} of {k.attempts}" for k in stats.per_kind
+            f"{KIND_TITLE[Kind(k.key)]}: {_pct(k.accuracy)} of {k.attempts}" for k in stats.by_kind
         ]
         embed.add_field(name="By kind", value=_bullets(per_kind, 1024), inline=False)
-    weak = [c for c in stats.concepts if c.seen and c.hits / c.seen < 0.5][:8]
+    weak = [c for c in stats.concepts if c.mastery < 0.5][:8]
     if weak:
         embed.add_field(
             name="Concepts to work on",
-            value=_bullets([f"{c.concept_id} ({c.hits}/{c.seen})" for c in weak], 1024),
+            value=_bullets([f"{c.concept_id} ({c.hits}/{c.hits + c.misses})" for c in weak], 1024),
             inline=False,
         )
     if stats.weakest_items:
-        embed.add_field(
-            name="Weakest items", value=", ".join(stats.weakest_items[:10]), inline=False
-        )
+        weakest = [f"{i.item_id} ({_pct(i.average_score)})" for i in stats.weakest_items]
+        embed.add_field(name="Weakest items", value=", ".join(weakest), inline=False)
     return fit(embed)
 
 
-def leaderboard_embed(rows: list[LeaderboardRow], period: Period) -> discord.Embed:
-    """A guild leaderboard; members appear as mentions (which never ping inside embeds)."""
-    title = "Leaderboard — this week" if period == "weekly" else "Leaderboard — all time"
-    embed = discord.Embed(title=title, colour=INFO_COLOUR)
-    if not rows:
+def leaderboard_embed(board: Leaderboard) -> discord.Embed:
+    """A guild leaderboard; members appear as mentions (which never ping inside embeds).
+
+    The asker's own rank is added under the rows when they are not among them.
+    """
+    when = f"week {board.week}" if board.period == "week" else "all time"
+    embed = discord.Embed(title=f"Leaderboard — {when}", colour=INFO_COLOUR)
+    if not board.rows and board.me is None:
         embed.description = "Nobody has scored yet."
         return fit(embed)
-    lines = [
-        f"**{r.rank}.** <@{r.learner_id}> — {r.points} pts ({r.attempts} answers)" for r in rows
-    ]
+    lines = [f"**{r.rank}.** <@{r.learner_id}> — {r.points} pts" for r in board.rows]
+    if board.me is not None and all(r.learner_id != board.me.learner_id for r in board.rows):
+        lines.append(f"You: **{board.me.rank}.** with {board.me.points} pts")
     embed.description = clip("\n".join(lines), limits.EMBED_DESCRIPTION)
     return fit(embed)
 
 
-def review_embed(queue: ReviewQueue) -> discord.Embed:
+def review_embed(plan: ReviewPlan) -> discord.Embed:
     """A summary of the review queue shown above the first review question."""
     embed = discord.Embed(title="Review", colour=INFO_COLOUR)
-    if not queue.due and not queue.missed:
+    queue = plan.queue
+    if not plan.items:
         embed.description = "Nothing to review right now. Come back tomorrow!"
         return fit(embed)
     parts = []
     if queue.due:
-        parts.append(f"{len(queue.due)} due: " + ", ".join(queue.due[:20]))
+        parts.append(f"{len(queue.due)} due: " + ", ".join(e.item_id for e in queue.due[:20]))
     if queue.missed:
-        parts.append(f"{len(queue.missed)} missed recently: " + ", ".join(queue.missed[:20]))
+        missed = ", ".join(e.item_id for e in queue.missed[:20])
+        parts.append(f"{len(queue.missed)} missed recently: {missed}")
     embed.description = "\n".join(parts) + "\n\nHere is the first one."
     return fit(embed)
 
@@ -385,51 +392,64 @@ def review_embed(queue: ReviewQueue) -> discord.Embed:
 # --- drops and admin -------------------------------------------------------------------
 
 
-def reveal_embeds(item: Item, summary: DropSummary, run: SnippetRun | None) -> list[discord.Embed]:
+def reveal_embeds(summary: DropSummary, reveal: Reveal) -> list[discord.Embed]:
     """The reveal of a closed drop: channel summary, spoilered explanation, real output."""
+    item = reveal.item
     embed = discord.Embed(title=f"Reveal · {item.id}", colour=INFO_COLOUR)
     if summary.answers == 0:
         embed.description = "Nobody answered this one."
     else:
         shares = ", ".join(
-            f"{LABEL_TITLE[label].lower()} {_pct(summary.label_shares.get(label, 0.0))}"
-            for label in Label
+            f"{LABEL_TITLE[s.label].lower()} {_pct(s.share)}" for s in summary.label_shares
         )
         embed.description = f"{summary.answers} answers: {shares}."
-        if summary.most_common_misconception:
+        common = summary.most_common_misconception
+        if common is not None:
+            named = {m.id: m.description for m in item.rubric.misconceptions}
+            said = "answer" if common.count == 1 else "answers"
             embed.add_field(
                 name="Most common misconception",
-                value=clip(summary.most_common_misconception, 1024),
+                value=clip(
+                    f"{named.get(common.misconception_id, common.misconception_id)} "
+                    f"({common.count} {said})",
+                    limits.EMBED_FIELD_VALUE,
+                ),
                 inline=False,
             )
         if summary.top_scorers:
-            top = [f"<@{s.learner_id}> {_pct(s.score)}" for s in summary.top_scorers[:5]]
+            top = [f"<@{s.learner_id}> {_pct(s.score)}" for s in summary.top_scorers]
             embed.add_field(name="Top answers", value=_bullets(top, 1024), inline=False)
-    return [fit(embed), explanation_embed(item, hide=True), snippet_embed(item, run)]
+    return [fit(embed), explanation_embed(item, hide=True), snippet_embed(reveal)]
+
+
+def _hours(value: float) -> str:
+    return f"{value:g} h"
 
 
 def settings_embed(settings: GuildSettings, failures: list[DropFailure]) -> discord.Embed:
-    """The guild's tutor configuration and its last drop failures (``/tutor settings``)."""
+    """The guild's tutor configuration and its last drop failures (``/tutor-admin settings``)."""
     embed = discord.Embed(title="Tutor settings", colour=INFO_COLOUR)
-    drops = settings.drops
-    if drops is None:
-        embed.add_field(name="Daily drops", value="off", inline=False)
-    else:
-        kinds = ", ".join(k.value for k in drops.kinds) or "all kinds"
+    if settings.drops_enabled and settings.drop_time is not None:
+        kinds = ", ".join(k.value for k in settings.kinds) or "all kinds"
         embed.add_field(
             name="Daily drops",
             value=(
-                f"<#{drops.channel_id}> at {drops.local_time} ({drops.timezone}); {kinds}; "
-                f"reveal after {drops.reveal_after_hours} h"
+                f"<#{settings.drop_channel_id}> at {settings.drop_time:%H:%M} "
+                f"({settings.time_zone}); {kinds}; "
+                f"reveal after {_hours(settings.reveal_after_hours)}"
             ),
             inline=False,
         )
+    else:
+        embed.add_field(name="Daily drops", value="off", inline=False)
     embed.add_field(
         name="Learner /run", value="enabled" if settings.run_enabled else "disabled", inline=False
     )
     if failures:
         lines = [
-            f"#{f.drop_id} {f.local_date} in <#{f.channel_id}>: {escape_learner(f.reason, 200)}"
+            f"#{f.drop_id} {f.local_date} in <#{f.channel_id}>"
+            + (" (skipped)" if f.state is DropState.SKIPPED else "")
+            + f": {escape_learner(f.reason, 200)}"
             for f in failures
         ]
         embed.add_field(name="Last drop failures", value=_bullets(lines, 1024), inline=False)

@@ -17,23 +17,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Literal
 
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
-Synchronous = Literal["NORMAL", "FULL"]
-"""SQLite ``PRAGMA synchronous`` levels we allow.
-
-``NORMAL`` (the default): in WAL mode a commit is durable once written to the WAL file, so
-a killed process loses nothing it acknowledged; a power cut may lose the last commits.
-``FULL`` also fsyncs the WAL on every commit (sqlite.org/pragma.html#pragma_synchronous).
-"""
+# Defined without sqlite-utils so settings can use them; re-exported for the store.
+from bot.progress.options import DEFAULT_BUSY_TIMEOUT_S as DEFAULT_BUSY_TIMEOUT_S
+from bot.progress.options import Synchronous as Synchronous
 
 _SYNCHRONOUS_LEVELS: frozenset[str] = frozenset({"NORMAL", "FULL"})
-
-DEFAULT_BUSY_TIMEOUT_S = 5.0
-"""How long a writer waits for another process's write lock before failing (seconds)."""
 
 
 def open_database(

@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from bot.progress.db import DEFAULT_BUSY_TIMEOUT_S, Synchronous
+from bot.progress.options import DEFAULT_BUSY_TIMEOUT_S, Synchronous
 
 
 class ProgressSettings(BaseSettings):

@@ -1,22 +1,29 @@
-"""Fixtures: a fresh fake Discord, fake services and a logged-in bot for every test."""
+"""Fixtures: a fresh fake Discord, the real services on a fresh database, a logged-in bot.
+
+The grader and the progress store are the real ones (a new SQLite file per test); only the
+sandbox is a fake client (``tests/fake_sandbox.py``), so a test can make it slow, down or
+refusing. One slow test (``test_real_sandbox.py``) runs the real local sandbox.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import discord
 import pytest
 
 from bot.content.loader import Bank, load_bank
-from bot.discord_app.app import Services
+from bot.services import Services, open_services
 from bot.settings import TutorSettings
-from tests.discord_app.fakes import Clock, FakeGrader, FakeSandbox, FakeStore
 from tests.discord_app.harness import TOKEN, FakeDiscord, Harness
+from tests.fake_sandbox import Clock, FakeSandboxRunner
 
 HERE = Path(__file__).resolve().parent
 FIXTURE_PACKS = [HERE.parent / "content" / "valid.yaml", HERE / "why_pack.yaml"]
+
+Opener = Callable[[], AbstractAsyncContextManager[Services]]
 
 
 @pytest.fixture(scope="session")
@@ -27,39 +34,38 @@ def test_bank() -> Bank:
 
 @pytest.fixture
 def clock() -> Clock:
-    """Monday 3 March 2025, 08:00 UTC."""
-    return Clock(datetime(2025, 3, 3, 8, 0, tzinfo=UTC))
+    """Monday 3 March 2025, 08:00 UTC: the services' and the store's clock."""
+    return Clock()
 
 
 @pytest.fixture
-def store(test_bank: Bank, clock: Clock) -> FakeStore:
-    return FakeStore(test_bank, clock)
+def sandbox(test_bank: Bank) -> FakeSandboxRunner:
+    return FakeSandboxRunner(test_bank)
 
 
 @pytest.fixture
-def sandbox() -> FakeSandbox:
-    return FakeSandbox()
-
-
-@pytest.fixture
-def settings() -> TutorSettings:
+def settings(tmp_path: Path) -> TutorSettings:
     return TutorSettings(
         _env_file=None,  # type: ignore[call-arg]
         discord_token=TOKEN,  # type: ignore[arg-type]
+        database_path=tmp_path / "tutor.db",
         run_cooldown_s=30,
     )
 
 
 @pytest.fixture
-def services(test_bank: Bank, store: FakeStore, sandbox: FakeSandbox, clock: Clock) -> Services:
-    return Services(
-        bank=test_bank,
-        grader=FakeGrader(test_bank),
-        sandbox=sandbox,
-        progress=store,
-        drops=store,
-        clock=clock,
-    )
+def opener(
+    settings: TutorSettings, test_bank: Bank, clock: Clock, sandbox: FakeSandboxRunner
+) -> Opener:
+    """Opens the services as ``tutor bot`` does; called again by a harness restart, on the
+    same database file."""
+    return lambda: open_services(settings, bank=test_bank, clock=clock, runner=sandbox)
+
+
+@pytest.fixture
+async def services(opener: Opener) -> AsyncIterator[Services]:
+    async with opener() as opened:
+        yield opened
 
 
 @pytest.fixture
@@ -73,11 +79,9 @@ async def fake_discord(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeDis
 
 
 @pytest.fixture
-async def harness(
-    fake_discord: FakeDiscord, settings: TutorSettings, services: Services
-) -> AsyncIterator[Harness]:
+async def harness(fake_discord: FakeDiscord, opener: Opener) -> AsyncIterator[Harness]:
     """The logged-in bot; after the test, every body it sent must be within Discord's limits."""
-    h = Harness(fake_discord, settings, services)
+    h = Harness(fake_discord, opener)
     await h.boot()
     yield h
     await h.close()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.progress.models import AttemptRecord
+
 
 def custom_ids(message: dict[str, Any]) -> list[str]:
     """Every custom_id on a message, row by row."""
@@ -32,3 +34,8 @@ def field_values(message: dict[str, Any]) -> dict[str, str]:
 
 def is_ephemeral(message: dict[str, Any]) -> bool:
     return bool(int(message.get("flags") or 0) & 64)
+
+
+async def attempts_of(harness: Any, learner_id: int) -> list[AttemptRecord]:
+    """The learner's stored attempts, oldest first (read back through the store's export)."""
+    return (await harness.services.store.export_learner(learner_id)).attempts

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.discord_app.fakes import FakeSandbox, FakeStore
+from bot.content.loader import Bank
 from tests.discord_app.harness import Harness
-from tests.discord_app.helpers import custom_ids, field_values, is_ephemeral, labels
+from tests.discord_app.helpers import attempts_of, custom_ids, field_values, is_ephemeral, labels
+from tests.fake_sandbox import FakeSandboxRunner
 
 
 async def _question(harness: Harness, kind: str) -> dict:
@@ -79,25 +80,21 @@ async def test_feedback_names_what_was_missing_and_the_misconception(harness: Ha
     submit = await harness.submit(click.modal, "True, backward overwrites it.")
     embed = submit.reply["embeds"][0]
     assert embed["title"] == "Not yet — 0% · TF1"
-    assert "The verdict is wrong." in embed["description"]
+    assert embed["description"] == "Your verdict: **True**\nThe statement is false, not true."
     fields = field_values(submit.reply)
     assert fields["What was missing"] == "• What happens to the old gradient?"
     assert fields["Misconception"] == "• backward adds to .grad; it never replaces it."
 
 
-async def test_the_attempt_is_recorded_with_the_button_verdict(
-    harness: Harness, store: FakeStore
-) -> None:
+async def test_the_attempt_is_recorded_with_the_button_verdict(harness: Harness) -> None:
     question = await _question(harness, "true_false")
     click = await harness.click(question, "tutor:answer:TF1:f:0")
     await harness.submit(click.modal, "they add up")
-    [attempt] = store.attempts
-    assert attempt.learner_id == harness.learner.id
-    assert attempt.guild_id == harness.guild_id
-    assert attempt.drop_id is None
-    assert attempt.response.verdict is False
-    assert attempt.response.text == "they add up"
-    assert attempt.idempotency_key == f"answer:{click.record.id}"
+    [attempt] = await attempts_of(harness, harness.learner.id)
+    assert (attempt.item_id, attempt.guild_id, attempt.drop_id) == ("TF1", harness.guild_id, None)
+    assert attempt.verdict is False
+    assert attempt.answer_text == "they add up"
+    assert attempt.label == "correct"
 
 
 async def test_learner_text_is_escaped_where_echoed(harness: Harness) -> None:
@@ -130,25 +127,38 @@ async def test_the_explanation_button_answers_privately(harness: Harness) -> Non
 
 
 async def test_run_the_snippet_shows_the_real_output_from_the_sandbox(
-    harness: Harness, sandbox: FakeSandbox
+    harness: Harness, sandbox: FakeSandboxRunner, test_bank: Bank
 ) -> None:
     question = await _question(harness, "why")
     click = await harness.click(question, "tutor:answer:WHY1:x:0")
     submit = await harness.submit(click.modal, "freed")
     run = await harness.click(submit.reply, "tutor:snippet:WHY1:0")
     assert run.callback.body == {"type": 5, "data": {"flags": 64}}
-    assert sandbox.curated_calls == ["WHY1"]
+    assert sandbox.runs == [test_bank.items["WHY1"].snippet]
     embed = run.reply["embeds"][0]
     assert embed["fields"][0] == {
         "name": "Output",
         "value": "```\ntensor([2.])\n```",
         "inline": False,
     }
-    assert embed["footer"]["text"] == "ok · torch 2.13.0 · cached run"
+    assert embed["footer"]["text"] == "exit 0 · torch 2.13.0 · ran in 21 ms"
+
+
+async def test_a_second_run_of_the_snippet_is_served_from_the_store(
+    harness: Harness, sandbox: FakeSandboxRunner
+) -> None:
+    question = await _question(harness, "why")
+    click = await harness.click(question, "tutor:answer:WHY1:x:0")
+    submit = await harness.submit(click.modal, "freed")
+    await harness.click(submit.reply, "tutor:snippet:WHY1:0")
+    await harness.restart()
+    again = await harness.click(submit.reply, "tutor:snippet:WHY1:0", harness.other)
+    assert len(sandbox.runs) == 1
+    assert again.reply["embeds"][0]["footer"]["text"] == "exit 0 · torch 2.13.0 · cached run"
 
 
 async def test_run_the_snippet_falls_back_to_the_recorded_output_when_the_sandbox_is_down(
-    harness: Harness, sandbox: FakeSandbox
+    harness: Harness, sandbox: FakeSandboxRunner
 ) -> None:
     sandbox.mode = "down"
     question = await _question(harness, "why")
@@ -161,7 +171,7 @@ async def test_run_the_snippet_falls_back_to_the_recorded_output_when_the_sandbo
 
 
 async def test_a_slow_sandbox_still_gets_the_click_acknowledged_in_time(
-    harness: Harness, sandbox: FakeSandbox
+    harness: Harness, sandbox: FakeSandboxRunner
 ) -> None:
     question = await _question(harness, "why")
     click = await harness.click(question, "tutor:answer:WHY1:x:0")
@@ -175,30 +185,25 @@ async def test_a_slow_sandbox_still_gets_the_click_acknowledged_in_time(
     assert run.reply["embeds"][0]["fields"][0]["name"] == "Output"
 
 
-async def test_a_modal_submitted_twice_at_once_records_one_attempt(
-    harness: Harness, store: FakeStore
-) -> None:
-    store.delay_s = 0.05  # both submits reach the store before either is recorded
+async def test_a_modal_submitted_twice_at_once_records_one_attempt(harness: Harness) -> None:
     question = await _question(harness, "why")
     click = await harness.click(question, "tutor:answer:WHY1:x:0")
     first, second = await asyncio.gather(
         harness.submit(click.modal, "the graph is freed"),
         harness.submit(click.modal, "the graph is freed"),
     )
-    assert len(store.attempts) == 1
+    assert len(await attempts_of(harness, harness.learner.id)) == 1
     notes = sorted(d.reply["embeds"][0].get("description") or "" for d in (first, second))
     assert "counted once" in notes[1]
     assert "counted once" not in notes[0]
 
 
-async def test_a_late_duplicate_submit_records_nothing_more(
-    harness: Harness, store: FakeStore
-) -> None:
+async def test_a_late_duplicate_submit_records_nothing_more(harness: Harness) -> None:
     question = await _question(harness, "why")
     click = await harness.click(question, "tutor:answer:WHY1:x:0")
     await harness.submit(click.modal, "the graph is freed")
     late = await harness.submit(click.modal, "the graph is freed", expect_ack=False)
-    assert len(store.attempts) == 1
+    assert len(await attempts_of(harness, harness.learner.id)) == 1
     assert late.requests == []  # discord.py no longer tracks the finished modal
 
 

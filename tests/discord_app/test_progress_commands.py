@@ -22,7 +22,8 @@ async def test_quiz_is_private_unless_public(harness: Harness) -> None:
 
 async def test_quiz_sends_the_question_embed(harness: Harness) -> None:
     quiz = await harness.slash("quiz", topic="graph-lifetime")
-    assert quiz.callback.body["data"]["embeds"] == [
+    assert quiz.callback.body == {"type": 5, "data": {"flags": 64}}  # deferred: a store read
+    assert quiz.reply["embeds"] == [
         {
             "title": "Why? · WHY1",
             "description": "Why does calling backward() twice on the same graph fail by default?"
@@ -67,7 +68,9 @@ async def test_stats_shows_accuracy_and_per_kind_results(harness: Harness) -> No
     fields = field_values(reply)
     assert fields["Answers"] == "2"
     assert fields["Accuracy"] == "50%"
-    assert fields["By kind"] == "• Why?: 100% of 1\n• True or false: 0% of 1"
+    assert fields["By kind"] == "• True or false: 0% of 1\n• Why?: 100% of 1"
+    # WHY1 correct: 10 x score 1.0 x difficulty 2; TF1: the right verdict alone, partial.
+    assert fields["Points"] == "24"
 
 
 async def test_stats_of_a_member_with_no_answers_invites_them_to_play(harness: Harness) -> None:
@@ -77,16 +80,31 @@ async def test_stats_of_a_member_with_no_answers_invites_them_to_play(harness: H
 
 
 async def test_leaderboard_ranks_learners_without_pinging_them(harness: Harness) -> None:
-    await _answer(harness, "why", "the graph is freed")
-    await _answer(harness, "why", "it resets", who=harness.other)
+    await _answer(harness, "why", "the graph is freed")  # WHY1, difficulty 2: 20 points
+    await _answer(harness, "true_false", "they accumulate", who=harness.other)  # TF1: 10
     board = await harness.slash("leaderboard", period="all")
     embed = board.reply["embeds"][0]
     assert embed["title"] == "Leaderboard — all time"
     assert embed["description"] == (
-        f"**1.** <@{harness.learner.id}> — 10 pts (1 answers)\n"
-        f"**2.** <@{harness.other.id}> — 0 pts (1 answers)"
+        f"**1.** <@{harness.learner.id}> — 20 pts\n**2.** <@{harness.other.id}> — 10 pts"
     )
     assert board.followups[0].body["allowed_mentions"] == {"parse": []}
+
+
+async def test_the_weekly_leaderboard_is_the_default_and_names_its_iso_week(
+    harness: Harness,
+) -> None:
+    await _answer(harness, "why", "the graph is freed")
+    board = await harness.slash("leaderboard")
+    embed = board.reply["embeds"][0]
+    assert embed["title"] == "Leaderboard — week 2025-W10"  # Monday 3 March 2025
+    assert embed["description"] == f"**1.** <@{harness.learner.id}> — 20 pts"
+
+
+async def test_quiz_does_not_repeat_the_question_just_answered(harness: Harness) -> None:
+    await _answer(harness, "why", "the graph is freed")
+    quiz = await harness.slash("quiz")
+    assert quiz.reply["embeds"][0]["title"] == "True or false · TF1"
 
 
 async def test_review_shows_the_first_missed_item_with_its_buttons(harness: Harness) -> None:

@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 
 from bot.content.loader import Bank
 from bot.content.models import Label
-from bot.discord_app.ports import SnippetRun
 from bot.discord_app.render import escape_learner, feedback_embed, fence, fit, run_message
 from bot.grading.models import Feedback, GradeResult, Response
 from tests.discord_app.harness.limits import message_problems
+from tests.fake_sandbox import run_result
 
 MESSAGE = {"allowed_mentions": {"parse": []}}
 
@@ -70,12 +70,12 @@ def test_code_cannot_close_its_fence_early() -> None:
 
 
 def test_run_output_up_to_ten_lines_is_inline_without_a_file() -> None:
-    message = run_message(SnippetRun(stdout="a\n" * 10, status="ok", ok=True, duration_ms=5))
+    message = run_message(run_result("a\n" * 10, duration_ms=5.2))
     assert message.full_output is None
-    assert message.content == "**ok** · 5 ms\n```\n" + "a\n" * 9 + "a\n```"
+    assert message.content == "**exit 0** · 5 ms\n```\n" + "a\n" * 9 + "a\n```"
 
 
 def test_run_output_over_a_thousand_characters_goes_to_a_file() -> None:
-    message = run_message(SnippetRun(stdout="x" * 3000, status="ok", ok=True))
+    message = run_message(run_result("x" * 3000))
     assert message.full_output == b"x" * 3000
     assert len(message.content) <= 2000

@@ -5,15 +5,17 @@ Each defers first: the answers come from the progress store.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import quiz
 from bot.discord_app.answer import answer_view
 from bot.discord_app.errors import require_guild
 from bot.discord_app.render import leaderboard_embed, question_embed, review_embed, stats_embed
+from bot.progress.models import LeaderboardPeriod
 
 if TYPE_CHECKING:
     from bot.discord_app.app import TutorBot
@@ -21,12 +23,19 @@ if TYPE_CHECKING:
 LEADERBOARD_SIZE = 10
 REVIEW_BATCH = 10
 
+PERIOD_CHOICES: list[app_commands.Choice[str]] = [
+    app_commands.Choice(name="weekly", value="week"),
+    app_commands.Choice(name="all", value="all"),
+]
+"""The learner picks "weekly" or "all"; the store's periods are ``week`` (the ISO week in
+the guild's time zone) and ``all``."""
+
 
 class ProgressCog(commands.Cog):
     """Stats, leaderboards and the review queue.
 
     Args:
-        bot: the bot (its ``services.progress`` answers every query).
+        bot: the bot (its ``services.store`` answers every query).
     """
 
     def __init__(self, bot: TutorBot) -> None:
@@ -37,41 +46,46 @@ class ProgressCog(commands.Cog):
     async def stats(
         self, interaction: discord.Interaction[Any], member: discord.User | None = None
     ) -> None:
-        """Show accuracy, streaks, per-kind accuracy and weak spots, privately."""
+        """Show accuracy, streaks, per-kind accuracy and weak spots, privately.
+
+        In a server the numbers count the answers given there; in DMs, every answer.
+        """
         await interaction.response.defer(ephemeral=True, thinking=True)
         target = member or interaction.user
-        stats = await self.bot.services.progress.learner_stats(target.id, interaction.guild_id)
+        stats = await self.bot.services.store.learner_stats(target.id, interaction.guild_id)
         await interaction.followup.send(
             embed=stats_embed(stats, target.display_name), ephemeral=True
         )
 
     @app_commands.command(name="leaderboard", description="This server's top learners.")
     @app_commands.describe(period="this week (default) or all time")
+    @app_commands.choices(period=PERIOD_CHOICES)
     @app_commands.guild_only()
     async def leaderboard(
         self,
         interaction: discord.Interaction[Any],
-        period: Literal["weekly", "all"] = "weekly",
+        period: app_commands.Choice[str] | None = None,
     ) -> None:
-        """Show the guild's top learners by points."""
+        """Show the guild's top learners by points, and the asker's own rank."""
         guild_id = require_guild(interaction)
+        chosen: LeaderboardPeriod = "all" if period and period.value == "all" else "week"
         await interaction.response.defer(ephemeral=True, thinking=True)
-        rows = await self.bot.services.progress.leaderboard(guild_id, period, LEADERBOARD_SIZE)
-        await interaction.followup.send(embed=leaderboard_embed(rows, period), ephemeral=True)
+        board = await self.bot.services.store.leaderboard(
+            guild_id, chosen, limit=LEADERBOARD_SIZE, learner_id=interaction.user.id
+        )
+        await interaction.followup.send(embed=leaderboard_embed(board), ephemeral=True)
 
     @app_commands.command(name="review", description="Questions due for review, then missed ones.")
     async def review(self, interaction: discord.Interaction[Any]) -> None:
         """Show the review queue and its first question with answer buttons."""
         await interaction.response.defer(ephemeral=True, thinking=True)
-        services = self.bot.services
-        queue = await services.progress.review_queue(interaction.user.id, REVIEW_BATCH)
-        items = [services.bank.get(i) for i in [*queue.due, *queue.missed]]
-        first = next((item for item in items if item is not None), None)
-        if first is None:
-            await interaction.followup.send(embed=review_embed(queue), ephemeral=True)
+        plan = await quiz.review_plan(self.bot.services, interaction.user.id, REVIEW_BATCH)
+        if not plan.items:
+            await interaction.followup.send(embed=review_embed(plan), ephemeral=True)
             return
+        first = plan.items[0]
         await interaction.followup.send(
-            embeds=[review_embed(queue), question_embed(first)],
+            embeds=[review_embed(plan), question_embed(first)],
             view=answer_view(first, None),
             ephemeral=True,
         )

@@ -9,11 +9,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import quiz
 from bot.content.models import Kind
 from bot.discord_app import limits
 from bot.discord_app.answer import answer_view
-from bot.discord_app.errors import UserFacingError
-from bot.discord_app.render import KIND_TITLE, escape_learner, question_embed
+from bot.discord_app.render import KIND_TITLE, question_embed
 
 if TYPE_CHECKING:
     from bot.discord_app.app import TutorBot
@@ -25,7 +25,7 @@ class QuizCog(commands.Cog):
     """The ``/quiz`` command.
 
     Args:
-        bot: the bot (its ``services.bank`` holds the questions).
+        bot: the bot (its ``services`` hold the bank and the store).
         rng: the random source used to pick a question (seedable in tests).
     """
 
@@ -49,20 +49,18 @@ class QuizCog(commands.Cog):
         difficulty: app_commands.Range[int, 1, 3] | None = None,
         public: bool = False,
     ) -> None:
-        """Pick a matching item at random and show it with its answer buttons."""
-        bank = self.bot.services.bank
-        if topic is not None and topic not in bank.tags():
-            raise UserFacingError(
-                f"There is no topic called “{escape_learner(topic, 48)}”. "
-                "Pick one from the suggestions."
-            )
-        items = bank.select(
-            kind=Kind(kind.value) if kind else None, tag=topic, difficulty=difficulty
+        """Pick a matching item the learner has not answered lately; show it with buttons.
+
+        The filters are checked against the bank first (a refusal is private even for a
+        public quiz), then the answer is deferred: the recent items come from the store.
+        """
+        filters = quiz.QuizFilter(
+            kind=Kind(kind.value) if kind else None, topic=topic, difficulty=difficulty
         )
-        if not items:
-            raise UserFacingError("No question matches those filters; try fewer of them.")
-        item = self.rng.choice(items)
-        await interaction.response.send_message(
+        quiz.matching_items(self.bot.services.bank, filters)
+        await interaction.response.defer(ephemeral=not public, thinking=True)
+        item = await quiz.next_item(self.bot.services, interaction.user.id, filters, rng=self.rng)
+        await interaction.followup.send(
             embed=question_embed(item), view=answer_view(item, None), ephemeral=not public
         )
 

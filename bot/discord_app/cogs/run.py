@@ -22,6 +22,7 @@ from bot.discord_app import limits
 from bot.discord_app.answer import bot_of
 from bot.discord_app.errors import TutorModal, UserFacingError
 from bot.discord_app.render import run_message
+from sandbox.errors import SandboxRejected
 
 if TYPE_CHECKING:
     from bot.discord_app.app import TutorBot
@@ -106,12 +107,12 @@ class RunModal(TutorModal):
         bot = bot_of(interaction)
         learner = interaction.user.id
         if interaction.guild_id is not None:
-            settings = await bot.services.progress.guild_settings(interaction.guild_id)
+            settings = await bot.services.store.get_guild_settings(interaction.guild_id)
             if not settings.run_enabled:
                 raise UserFacingError(RUN_DISABLED)
         self.limiter.begin(learner)
         try:
-            run = await bot.services.sandbox.run_learner(self.code.value)
+            run = await bot.services.snippets.run_learner(self.code.value)
         finally:
             self.limiter.end(learner)
         message = run_message(run)
@@ -136,7 +137,7 @@ class RunCog(commands.Cog):
     async def _guild_allows(self, guild_id: int) -> bool:
         try:
             settings = await asyncio.wait_for(
-                self.bot.services.progress.guild_settings(guild_id), PRE_MODAL_BUDGET_S
+                self.bot.services.store.get_guild_settings(guild_id), PRE_MODAL_BUDGET_S
             )
         except TimeoutError:
             return True  # checked again after the submit
@@ -145,9 +146,16 @@ class RunCog(commands.Cog):
     @app_commands.command(name="run", description="Run your own torch snippet in the sandbox.")
     @app_commands.describe(public="post the output in the channel instead of only to you")
     async def run(self, interaction: discord.Interaction[Any], public: bool = False) -> None:
-        """Open the code modal (the first response), unless refused."""
+        """Open the code modal (the first response), unless refused.
+
+        Refused at once where admins turned ``/run`` off, during the learner's cooldown, or
+        when the sandbox last reported no isolation (checked again after the submit).
+        """
         if interaction.guild_id is not None and not await self._guild_allows(interaction.guild_id):
             raise UserFacingError(RUN_DISABLED)
+        health = self.bot.services.snippets.health
+        if health is not None and not health.learner_code:
+            raise SandboxRejected(health.reason, "refused")
         self.limiter.check(interaction.user.id)
         await interaction.response.send_modal(
             RunModal(self.limiter, public=public, opened_by=interaction.id)

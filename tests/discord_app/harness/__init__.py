@@ -1,21 +1,26 @@
 """Drive the real bot with Discord-shaped payloads and capture everything it sends.
 
-The bot is the one ``tutor bot`` builds (``create_bot``), logged in with discord.py's own
-``Client.login`` against :class:`FakeDiscord` on loopback, so ``setup_hook`` runs as in
-production. Each payload goes through ``ConnectionState.parsers["INTERACTION_CREATE"]``,
-exactly where the gateway hands it over, so discord.py's real ``CommandTree`` and view store
-dispatch it; the harness then waits for the tasks that dispatch created and checks the
-interaction was acknowledged within Discord's 3 s.
+The bot is the one ``tutor bot`` builds (``open_services`` then ``create_bot``), logged in
+with discord.py's own ``Client.login`` against :class:`FakeDiscord` on loopback, so
+``setup_hook`` runs as in production. A restart closes the bot and the services (the SQLite
+file stays) and opens both again. Each payload goes through
+``ConnectionState.parsers["INTERACTION_CREATE"]``, exactly where the gateway hands it over,
+so discord.py's real ``CommandTree`` and view store dispatch it; the harness then waits for
+the tasks that dispatch created and checks the interaction was acknowledged within
+Discord's 3 s.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.discord_app.app import Services, TutorBot, create_bot
+from bot.discord_app.app import TutorBot, create_bot
+from bot.services import Services
 from bot.settings import TutorSettings
 from tests.discord_app.harness import payloads
 from tests.discord_app.harness.fake_discord import (
@@ -90,14 +95,19 @@ class Harness:
 
     Args:
         fake: the started fake Discord (``Route.BASE`` already points at it).
-        settings: the bot's settings.
-        services: the services (fakes of the ports).
+        open_services: opens the services (called at every boot, so a restart reopens the
+            store on the same database file).
     """
 
-    def __init__(self, fake: FakeDiscord, settings: TutorSettings, services: Services) -> None:
+    def __init__(
+        self,
+        fake: FakeDiscord,
+        open_services: Callable[[], AbstractAsyncContextManager[Services]],
+    ) -> None:
         self.fake = fake
-        self.settings = settings
-        self.services = services
+        self.open_services = open_services
+        self.services: Services
+        self._stack: AsyncExitStack | None = None
         self.guild_id = snowflake()
         channel = fake.add_channel(self.guild_id)
         self.place = Place(channel.id, self.guild_id)
@@ -109,23 +119,32 @@ class Harness:
         self.bot: TutorBot
         self.dispatched: list[Dispatched] = []
 
+    @property
+    def settings(self) -> TutorSettings:
+        return self.services.settings
+
     async def boot(self) -> TutorBot:
-        """Create the bot as ``tutor bot`` does, log it in (runs ``setup_hook``), and feed it
-        the GUILD_CREATE the gateway would send for the test guild."""
-        self.bot = create_bot(self.settings, self.services, run_scheduler=False)
+        """Open the services and create the bot as ``tutor bot`` does, log it in (runs
+        ``setup_hook``), and feed it the GUILD_CREATE the gateway would send."""
+        self._stack = AsyncExitStack()
+        self.services = await self._stack.enter_async_context(self.open_services())
+        self.bot = create_bot(self.services, run_scheduler=False)
         await self.bot.login(TOKEN)
         guild = payloads.guild_create(self.guild_id, [self.place], self.fake.bot_user, self.admin)
         self.bot._connection.parsers["GUILD_CREATE"](guild)
         return self.bot
 
     async def restart(self) -> TutorBot:
-        """Close the bot and start a fresh client (same fake Discord, same store), as after a
-        process restart."""
-        await self.bot.close()
+        """Close the bot and the services, then open both again (same fake Discord, same
+        database file), as after a process restart."""
+        await self.close()
         return await self.boot()
 
     async def close(self) -> None:
         await self.bot.close()
+        if self._stack is not None:
+            await self._stack.aclose()
+            self._stack = None
 
     @property
     def app_id(self) -> int:

@@ -9,7 +9,8 @@ HTTP code runs: JSON and multipart bodies, rate-limit headers, retries. The fake
 * behaves like Discord where the bot depends on it: interaction callbacks once only
   (40060) and within 3 s (10062), followups only after a callback, the first followup
   after a "thinking" defer edits the loading message, ``enforce_nonce`` returns the first
-  message for a repeated nonce, unknown channels are 404 (10003);
+  message for a repeated nonce, unknown channels are 404 (10003), a second thread on one
+  message is 400 (160004);
 * answers injected failures (429 with ``retry_after``, 5xx, 403) for the next matching
   requests, optionally after applying the request (a 500 after the message was created).
 
@@ -518,6 +519,11 @@ class FakeDiscord:
         parent = self.channels.get(channel_id)
         if parent is None or message_id not in self.messages:
             return 404, {"message": "Unknown Message", "code": 10008}
+        if message_id in self.channels:
+            return 400, {
+                "message": "A thread has already been created for this message",
+                "code": 160004,
+            }
         thread = Channel(message_id, parent.guild_id, body["name"], type=11)
         self.channels[thread.id] = thread
         return 201, {
