@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.grade",
     "bot.cli.stats",
     "bot.cli.play",
+    "bot.cli.health",
     "bot.cli.sandbox",
     "bot.cli.bot",
 )

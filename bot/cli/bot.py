@@ -23,10 +23,13 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from bot.content.loader import ContentErrors
+from bot.health import GatewayState, HeartbeatWriter, heartbeat_path
 from bot.settings import TutorSettings
 from sandbox.errors import SandboxError
 
 if TYPE_CHECKING:
+    import discord
+
     from bot.services import Services
 
 
@@ -90,8 +93,23 @@ async def run_bot(services: Services, *, sync: bool) -> int:
             names = ", ".join(sorted(f"/{c.name}" for c in commands))
             print(f"synced {len(commands)} commands to {where}: {names}")
             return 0
-        await bot.start(token)
+        # `tutor health --check heartbeat` (the compose healthcheck) reads this file.
+        heartbeat = HeartbeatWriter(heartbeat_path(settings), lambda: gateway_state(bot))
+        beating = asyncio.create_task(heartbeat.run(), name="heartbeat")
+        try:
+            await bot.start(token)
+        finally:
+            beating.cancel()
     return 0
+
+
+def gateway_state(client: discord.Client) -> GatewayState:
+    """The bot's Discord connection now, for its heartbeat file (:mod:`bot.health`)."""
+    ws = client.ws
+    connected = client.is_ready() and not client.is_closed() and ws is not None and ws.open
+    return GatewayState(
+        connected=connected, guilds=len(client.guilds), latency_ms=client.latency * 1000
+    )
 
 
 async def _main(settings: TutorSettings, *, sync: bool) -> int:
