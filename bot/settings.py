@@ -82,6 +82,8 @@ class TutorSettings(BaseSettings):
         env_file_encoding="utf-8",
         # The sandbox service reads its own TUTOR_SANDBOX_* variables from the same .env.
         extra="ignore",
+        # `TUTOR_DEV_GUILD_ID=` (as .env.example leaves it) means unset, not "invalid".
+        env_ignore_empty=True,
         frozen=True,
     )
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
+import signal
 import sqlite3
 import sys
 from typing import TYPE_CHECKING, Any
@@ -96,10 +98,20 @@ async def run_bot(services: Services, *, sync: bool) -> int:
         # `tutor health --check heartbeat` (the compose healthcheck) reads this file.
         heartbeat = HeartbeatWriter(heartbeat_path(settings), lambda: gateway_state(bot))
         beating = asyncio.create_task(heartbeat.run(), name="heartbeat")
+        # `docker stop` sends SIGTERM: close the gateway and let the services close in
+        # order, instead of dying mid-step (the default for SIGTERM).
+        closing: list[asyncio.Task[None]] = []
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
+            loop.add_signal_handler(
+                signal.SIGTERM, lambda: closing.append(asyncio.create_task(bot.close()))
+            )
         try:
             await bot.start(token)
         finally:
             beating.cancel()
+            with contextlib.suppress(NotImplementedError):
+                loop.remove_signal_handler(signal.SIGTERM)
     return 0
 
 
