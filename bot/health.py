@@ -182,7 +182,7 @@ def check_database(settings: TutorSettings) -> CheckResult:
 
 
 async def check_sandbox(settings: TutorSettings, timeout_s: float = 5.0) -> CheckResult:
-    """The worker at ``settings.sandbox_address`` is reachable and ready.
+    """Every worker ``settings.sandbox_address`` lists is reachable and ready.
 
     A ``local`` address has no worker to ask: the check passes and says so (the worker
     is started by, and lives as long as, the process that uses it).
@@ -190,28 +190,35 @@ async def check_sandbox(settings: TutorSettings, timeout_s: float = 5.0) -> Chec
     from sandbox.client import SandboxClient  # aiohttp: only when this check runs
     from sandbox.errors import SandboxError
 
-    endpoint = settings.sandbox_endpoint
-    if endpoint.kind == "local":
-        return CheckResult(
-            name="sandbox", ok=True, detail="local: started with the bot, nothing to ask"
+    details: list[str] = []
+    ok = True
+    for endpoint in settings.sandbox_endpoints:
+        if endpoint.kind == "local":
+            return CheckResult(
+                name="sandbox", ok=True, detail="local: started with the bot, nothing to ask"
+            )
+        client = (
+            SandboxClient(unix_path=endpoint.unix_path, timeout_s=timeout_s, retries=0)
+            if endpoint.kind == "unix"
+            else SandboxClient(url=endpoint.url, timeout_s=timeout_s, retries=0)
         )
-    client = (
-        SandboxClient(unix_path=endpoint.unix_path, timeout_s=timeout_s, retries=0)
-        if endpoint.kind == "unix"
-        else SandboxClient(url=endpoint.url, timeout_s=timeout_s, retries=0)
-    )
-    try:
-        async with client:
-            health = await client.health()
-    except SandboxError as exc:
-        return CheckResult(name="sandbox", ok=False, detail=f"{settings.sandbox_address}: {exc}")
-    detail = (
-        f"{settings.sandbox_address}: torch {health.torch_version}, backend {health.backend}, "
-        f"{health.running} running, {health.queued} queued"
-    )
-    if not health.ready:
-        detail += ", not ready"
-    return CheckResult(name="sandbox", ok=health.ready, detail=detail)
+        where = f"unix:{endpoint.unix_path}" if endpoint.kind == "unix" else str(endpoint.url)
+        try:
+            async with client:
+                health = await client.health()
+        except SandboxError as exc:
+            ok = False
+            details.append(f"{where}: {exc}")
+            continue
+        detail = (
+            f"{where}: torch {health.torch_version}, backend {health.backend}, "
+            f"{health.running} running, {health.queued} queued"
+        )
+        if not health.ready:
+            ok = False
+            detail += ", not ready"
+        details.append(detail)
+    return CheckResult(name="sandbox", ok=ok, detail="; ".join(details))
 
 
 def check_heartbeat(

@@ -55,7 +55,8 @@ class TutorSettings(BaseSettings):
         database_path: the SQLite file of the progress store.
         sandbox_address: where the sandbox worker listens: ``local`` (the default: start
             one as a child process, which needs torch in this Python), ``unix:/path/to.sock``
-            or ``http://host:port``.
+            or ``http://host:port``; several running workers separated by commas share the
+            jobs.
         sandbox_timeout_s: how long the bot waits for one sandbox run, in seconds.
         sandbox_startup_timeout_s: how long a ``local`` worker may take to start (it
             imports torch and forks its first jail), in seconds.
@@ -117,23 +118,38 @@ class TutorSettings(BaseSettings):
         value = value.strip()
         if value == LOCAL_SANDBOX:
             return value
-        if value.startswith("unix:") and len(value) > len("unix:"):
-            return value
-        if value.startswith(("http://", "https://")) and len(value.split("://", 1)[1]) > 0:
-            return value
-        raise ValueError(
-            f"sandbox_address must be local, unix:/path/to.sock or http://host:port, got {value!r}"
-        )
+        addresses = [part.strip() for part in value.split(",")]
+        for address in addresses:
+            if address.startswith("unix:") and len(address) > len("unix:"):
+                continue
+            if address.startswith(("http://", "https://")) and address.split("://", 1)[1]:
+                continue
+            raise ValueError(
+                "sandbox_address must be local, unix:/path/to.sock or http://host:port "
+                f"(several workers separated by commas), got {address!r}"
+            )
+        return ",".join(addresses)
 
     @property
     def sandbox_endpoint(self) -> SandboxEndpoint:
-        """:attr:`sandbox_address` parsed (``unix:/run/s.sock`` -> kind ``unix``, path)."""
-        address = self.sandbox_address
-        if address == LOCAL_SANDBOX:
-            return SandboxEndpoint(kind="local")
-        if address.startswith("unix:"):
-            return SandboxEndpoint(kind="unix", unix_path=Path(address.removeprefix("unix:")))
-        return SandboxEndpoint(kind="http", url=address)
+        """:attr:`sandbox_address` parsed (``unix:/run/s.sock`` -> kind ``unix``, path);
+        the first worker when several are listed (see :attr:`sandbox_endpoints`)."""
+        return self.sandbox_endpoints[0]
+
+    @property
+    def sandbox_endpoints(self) -> list[SandboxEndpoint]:
+        """Every worker :attr:`sandbox_address` lists (``unix:/a.sock,unix:/b.sock``): the
+        bot spreads jobs over them (:class:`sandbox.pool.SandboxPool`)."""
+        if self.sandbox_address == LOCAL_SANDBOX:
+            return [SandboxEndpoint(kind="local")]
+        endpoints = []
+        for address in self.sandbox_address.split(","):
+            if address.startswith("unix:"):
+                path = Path(address.removeprefix("unix:"))
+                endpoints.append(SandboxEndpoint(kind="unix", unix_path=path))
+            else:
+                endpoints.append(SandboxEndpoint(kind="http", url=address))
+        return endpoints
 
     @property
     def drop_grace(self) -> timedelta:
