@@ -112,14 +112,14 @@ class TerminalFrontEnd:
         return 130 if reason == "interrupted" else 0
 
     def _menu(self) -> None:
-        choice = "n"
+        choice = ""
         while True:
             if choice == "n":
                 if self._choose_filters():
                     choice = self._answer_loop()
                     continue
             elif choice == "a":
-                self._ask_question(self.last_quiz)
+                self._do(self.last_quiz)
                 choice = self._answer_loop()
                 continue
             elif choice == "r":
@@ -140,9 +140,6 @@ class TerminalFrontEnd:
                 "n",
             )
 
-    def _ask_question(self, command: QuizCommand) -> list[Event]:
-        return self._do(command)
-
     def _choose_filters(self) -> bool:
         """Ask kind, topic and difficulty until a question opens; False if none matches."""
         last = self.last_quiz
@@ -161,7 +158,7 @@ class TerminalFrontEnd:
                 self._do(Topics())
                 continue
             command = QuizCommand(kind=kind, topic=topic or None, difficulty=difficulty)
-            events = self._ask_question(command)
+            events = self._do(command)
             errors = [e for e in events if isinstance(e, ErrorEvent)]
             if not errors:
                 self.last_quiz = command

@@ -131,6 +131,7 @@ def test_on_a_terminal_the_menus_take_a_learner_through_a_round(tmp_path: Path) 
     os.close(follower)
     try:
         steps = [
+            ("new question", ""),
             ("Kind", "tf"),
             ("Difficulty", "any"),
             ("Topic", "grad-accumulation"),
@@ -147,6 +148,7 @@ def test_on_a_terminal_the_menus_take_a_learner_through_a_round(tmp_path: Path) 
     finally:
         if proc.poll() is None:
             proc.kill()
+            proc.wait()
         os.close(leader)
     assert "Feedback" in screen
     assert "score" in screen
