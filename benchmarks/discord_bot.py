@@ -53,8 +53,8 @@ CHILD = textwrap.dedent(
             content_dir=Path("content"), database_path=Path(tempfile.mkdtemp()) / "tutor.db",
             sandbox_address="http://127.0.0.1:9",  # a remote worker, down: probed, not fatal
         )
-        from bot.grading.lexicon import known_words  # the order of bot/cli/bot.py:cmd_bot
-        known_words()
+        from bot.cli.bot import preload  # in the order of bot/cli/bot.py:cmd_bot
+        preload()
         import discord
         from bot.services import open_services
         discord.http.Route.BASE = url + "/api/v10"

@@ -228,6 +228,11 @@ class DropScheduler:
     ) -> discord.abc.Messageable | None:
         """The reveal thread on the drop message: created, or the one a retry already made.
 
+        Args:
+            drop: the drop being revealed.
+            message_id: its message in the channel (the thread starts from it).
+            name: the thread's name (at most 100 characters).
+
         Returns:
             The thread, or None to reveal in the channel instead (no thread permission, or
             the guild is not cached yet).
