@@ -285,3 +285,12 @@ async def test_a_write_the_database_refuses_keeps_the_question_open(
     events = await session.handle(Answer(text=TF3_RIGHT))
     assert isinstance(events[0], Graded)
     assert (await busy_services.store.learner_stats(LEARNER)).attempts == 1
+
+
+async def test_an_answer_of_exactly_4000_characters_is_graded(
+    session: PlaySession, services: Services
+) -> None:
+    await session.handle(AskItem(item_id="WHY1"))
+    events = await session.handle(Answer(text="because " * 499 + "x" * 8))
+    assert isinstance(events[0], Graded)
+    assert (await services.store.learner_stats(LEARNER)).attempts == 1
