@@ -1,11 +1,17 @@
-# Sourced by scripts/play and scripts/test: make .venv with Python >= 3.11 and activate it.
-# Honours $PYTHON (the interpreter to build the venv from) and $VENV (default .venv).
+# Sourced by scripts/play and scripts/test: make a venv with Python >= 3.11 and activate it.
+# Knobs: PYTHON (the interpreter to build the venv from; default python3) and VENV (the venv
+# directory; default .venv). An existing venv is reused as it is, e.g. VENV=/path/to/venv.
 set -euo pipefail
 PYTHON="${PYTHON:-python3}"
 VENV="${VENV:-.venv}"
-if ! "$PYTHON" -c 'import sys; raise SystemExit(sys.version_info < (3, 11))'; then
-    echo "autograd-tutor needs Python >= 3.11; $PYTHON is $("$PYTHON" --version 2>&1)." >&2
-    echo "Set PYTHON=/path/to/python3.11 and run again." >&2
+if [ -x "$VENV/bin/python" ]; then
+    CHECK="$VENV/bin/python"
+else
+    CHECK="$PYTHON"
+fi
+if ! "$CHECK" -c 'import sys; raise SystemExit(sys.version_info < (3, 11))'; then
+    echo "autograd-tutor needs Python >= 3.11; $CHECK is $("$CHECK" --version 2>&1)." >&2
+    echo "Set PYTHON=/path/to/python3.11 (and remove $VENV if it was made with another) and run again." >&2
     exit 1
 fi
 if [ ! -x "$VENV/bin/python" ]; then
