@@ -20,3 +20,19 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 # shellcheck disable=SC1091
 . "$VENV/bin/activate"
+
+# install_cpu_torch: put torch==2.13.0, the CPU build, in the venv before the project.
+# PyPI's Linux torch wheels are CUDA builds of several GB; the CPU build lives on PyTorch's
+# own index (TORCH_INDEX_URL). A wheel pip can already reach without an index (pip's
+# find-links, as on the CI machines) is taken first, so no network is touched there. Only
+# torch comes from that index (--no-deps); its dependencies come from PyPI with the project.
+install_cpu_torch() {
+    if python -c 'import sys, torch; sys.exit(torch.__version__.split("+")[0] != "2.13.0")' \
+        2>/dev/null; then
+        return 0
+    fi
+    echo "==> installing torch==2.13.0 (CPU build)"
+    python -m pip install --quiet --no-deps --no-index torch==2.13.0 2>/dev/null \
+        || python -m pip install --quiet --no-deps torch==2.13.0 \
+            --index-url "${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}"
+}
