@@ -155,3 +155,34 @@ def test_a_score_near_a_threshold_lowers_confidence() -> None:
 
 def test_a_missing_verdict_lowers_confidence() -> None:
     assert run([concept("hit")], verdict_correct=None).confidence < run([concept("hit")]).confidence
+
+
+def grouped(cid: str, status: Status, weight: float = 2.0) -> ConceptOutcome:
+    """A concept of the rubric's first ``required_any`` group."""
+    return ConceptOutcome(cid, weight, True, status, group=0)
+
+
+def test_one_concept_of_a_required_group_completes_it() -> None:
+    result = run([grouped("a", "hit"), grouped("b", "missing")])
+    assert result.label is Label.CORRECT
+
+
+def test_a_required_group_weighs_as_its_heaviest_concept() -> None:
+    # key units: "r" (weight 1, missing) and the group (weight 3, credited through "a");
+    # they carry 75% of the credit, the side concept (missing) the other 25%
+    required = ConceptOutcome("r", 1.0, True, "missing", required=True)
+    side = concept("missing", key=False, weight=1)
+    concepts = [required, grouped("a", "hit", 1.0), grouped("b", "missing", 3.0), side]
+    result = run(concepts, verdict_correct=None, true_false=False)
+    assert result.label is Label.PARTIAL
+    assert result.score == round(0.75 * 3 / 4, 3)
+
+
+def test_a_gist_makes_an_answer_with_nothing_else_partial() -> None:
+    result = run([concept("missing")], verdict_correct=None, true_false=False, gist=True)
+    assert result.label is Label.PARTIAL
+    assert result.score == PARTIAL_MIN
+
+
+def test_a_gesture_keeps_a_complete_answer_partial() -> None:
+    assert run([concept("hit")], gesture=True).label is Label.PARTIAL
