@@ -338,7 +338,8 @@ def _ends_scope(stream: TokenStream, j: int, first: int, content: bool, clausal:
         return True
     if content and word in SUBJECTS:
         return True
-    if content and not clausal and word in DETERMINERS:
+    if content and not clausal and (word in DETERMINERS or word == "no"):
+        # "no" as a determiner starts a new phrase: "without backward | no graph is built"
         return True
     if word == "and" and j + 1 < len(surf) and stream.sent[j + 1] == stream.sent[j]:
         nxt = surf[j + 1]

@@ -4,8 +4,8 @@ Steps, in order (each is a well-known convention, not an invention of ours):
 
 1. Unicode NFKC (UAX #15) folds full-width letters, ligatures and the ellipsis character.
 2. Curly quotes and primes become ASCII quotes; em/en dashes become a spaced ``-`` (a
-   clause break); the minus sign and ``×``/``÷`` become ``-``, ``*``, ``/``; zero-width and
-   control characters go.
+   clause break); the minus sign, ``×``, the product dots ``·``/``⋅``/``∙`` and ``÷`` become
+   ``-``, ``*``, ``/`` (``2 + 2·2`` is arithmetic); zero-width and control characters go.
 3. Discord mentions (``<@123>``, ``<#1>``, ``<@&2>``, ``@everyone``, ``@here``), custom
    emoji and URLs are removed: they are never graded and never echoed.
 4. Code fences and inline backticks are removed, keeping the code (one statement per line).
@@ -54,6 +54,9 @@ _REPLACEMENTS: dict[str, str] = {
     "\u2012": " - ",
     "\u2212": "-",
     "\u00d7": "*",
+    "\u00b7": "*",
+    "\u22c5": "*",
+    "\u2219": "*",
     "\u00f7": "/",
     "\u2192": " -> ",
     "\u200b": "",

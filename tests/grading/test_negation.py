@@ -113,3 +113,9 @@ def test_a_clause_initial_without_is_conditional() -> None:
 def test_hedges_are_noticed() -> None:
     stream = segment(normalize("maybe it accumulates"))
     assert scope(stream).hedged
+
+
+def test_a_conditional_without_clause_ends_where_a_no_phrase_begins() -> None:
+    text = "without backward no graph is built at all"
+    assert conditional_words(text) == {"without", "backward"}
+    assert {"graph", "built"} <= negated_words(text)

@@ -130,3 +130,8 @@ def test_possessive_italic_patterns_strip_exactly_what_the_lazy_ones_did(text: s
     ):
         lazy = _LAZY_ITALICS[marker].sub(normalize_module._unemphasise, text)
         assert compiled.sub(normalize_module._unemphasise, text) == lazy
+
+
+@pytest.mark.parametrize("dot", ["·", "⋅", "∙"])
+def test_a_product_dot_is_multiplication(dot: str) -> None:
+    assert normalize(f"2 + 2{dot}2") == "2 + 2*2"

@@ -57,3 +57,9 @@ def test_one_is_not_a_number_word() -> None:
 
 def test_huge_powers_do_not_blow_up() -> None:
     assert segment(normalize("9 ** 999999 = 1")).wrong_arithmetic is False
+
+
+def test_arithmetic_written_with_a_product_dot_holds() -> None:
+    stream = segment(normalize("x.grad == 6 (= 2 + 2·2)"))
+    assert not stream.wrong_arithmetic
+    assert 6.0 in stream.values.values()
