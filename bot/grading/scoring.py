@@ -95,23 +95,23 @@ def is_gesture(stream: TokenStream) -> bool:
     Args:
         stream: the segmented answer.
     """
-    surf = stream.surf
-    if "somehow" not in surf and "something" not in surf:
-        return False
-    questions = stream.questions
-    for i, word in enumerate(surf):
-        if word not in ("somehow", "something") or (questions and stream.sent[i] in questions):
-            continue
-        if word == "somehow":
-            return True
-        if i and surf[i - 1] == "or" and stream.sent[i - 1] == stream.sent[i]:
-            return True
-        for phrase in GESTURES[1:4]:
-            if (
-                tuple(surf[i : i + len(phrase)]) == phrase
-                and stream.sent[i + len(phrase) - 1] == stream.sent[i]
-            ):
+    surf, sent, questions = stream.surf, stream.sent, stream.questions
+    for word in ("somehow", "something"):
+        start = 0
+        while True:
+            try:
+                i = surf.index(word, start)
+            except ValueError:
+                break
+            start = i + 1
+            if questions and sent[i] in questions:
+                continue
+            if word == "somehow" or (i and surf[i - 1] == "or" and sent[i - 1] == sent[i]):
                 return True
+            for phrase in GESTURES[1:4]:
+                end = i + len(phrase)
+                if tuple(surf[i:end]) == phrase and sent[end - 1] == sent[i]:
+                    return True
     return False
 
 
