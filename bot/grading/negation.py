@@ -35,7 +35,7 @@ from itertools import compress
 from typing import Final
 
 from bot.grading.sentences import TokenStream
-from bot.grading.tokens import WORD
+from bot.grading.tokens import CODE, WORD
 
 WINDOW: Final = 6
 """Words an ordinary cue can negate (NegEx used 5; chat answers are slightly longer)."""
@@ -356,18 +356,38 @@ def _ends_scope(stream: TokenStream, j: int, first: int, content: bool, clausal:
 
 
 def _forward(
-    stream: TokenStream, start: int, window: int, clausal: bool, stop_at_cue: bool
+    stream: TokenStream,
+    start: int,
+    window: int,
+    clausal: bool,
+    stop_at_cue: bool,
+    phrase_only: bool = False,
 ) -> list[int]:
-    """Token indices covered by a scope that starts at ``start``."""
+    """Token indices covered by a scope that starts at ``start``, right after its cue.
+
+    The scope stays in the cue's sentence: a cue that ends a sentence ("Not true.") covers
+    nothing after it. A negation cue directly followed by ``because``/``since`` negates the
+    reason ("not because of the graph"), so that terminator does not end its scope. With
+    ``phrase_only`` (the cue ``without``, which negates a noun phrase) the scope ends at
+    the first function word after a content word: "backward without args | only works
+    for one element".
+    """
     out: list[int] = []
     content = False
     j = start
     n = len(stream)
+    cue = start - 1 if start else start  # the cue's last token
+    if start < n and stream.sent[start] != stream.sent[cue]:
+        return out
     while j < n and len(out) < window:
-        if _ends_scope(stream, j, start, content, clausal):
-            break
         word = stream.surf[j]
+        if not (
+            stop_at_cue and j == start and word in _REASONS and stream.kind[j] == WORD
+        ) and _ends_scope(stream, j, cue, content, clausal):
+            break
         if stop_at_cue and j > start and stream.kind[j] == WORD and word in SINGLE_CUES:
+            break
+        if phrase_only and content and word in FUNCTION_WORDS:
             break
         out.append(j)
         if word not in FUNCTION_WORDS:
@@ -376,11 +396,27 @@ def _forward(
     return out
 
 
-def _backward(stream: TokenStream, end: int) -> list[int]:
-    """Token indices from the start of the clause containing ``end`` up to ``end - 1``."""
+_REASONS: Final = frozenset({"because", "since", "cause", "cuz"})
+"""Terminators that a negation cue right before them negates ("not because of X")."""
+
+
+def _backward(stream: TokenStream, end: int, absence: bool = False) -> list[int]:
+    """Token indices from the start of the clause containing ``end`` up to ``end - 1``.
+
+    For an absence cue (``absence``) an ``and`` also ends the span, unless it joins two code
+    names: "x.grad and y.grad are None" says both are absent, but in "the chain ends there
+    and encoder.weight.grad stays None" only the weight's gradient is.
+    """
     out: list[int] = []
     j = end - 1
     while j >= 0 and len(out) < POST_WINDOW and stream.sent[j] == stream.sent[end]:
+        if (
+            absence
+            and stream.surf[j] == "and"
+            and stream.kind[j] == WORD
+            and not (j and stream.kind[j - 1] == CODE)
+        ):
+            break
         out.append(j)
         if stream.brk[j] or (stream.kind[j] == WORD and stream.surf[j] in TERMINATORS):
             break
@@ -452,7 +488,7 @@ def scope(stream: TokenStream) -> Negation:
         absence = _first(_PAIRS["absence"], pair, surf, sent, i)
         post = post or absence
         if post is not None:
-            covered = _backward(stream, i)
+            covered = _backward(stream, i, absence=absence is not None)
             needs_meta = absence is None and post[-1] in ("false", "untrue", "wrong", "incorrect")
             if covered and (not needs_meta or any(surf[t] in _META for t in covered)):
                 for t in range(i, i + len(post)):
@@ -481,7 +517,8 @@ def scope(stream: TokenStream) -> Negation:
             after = i + length
             for t in range(i, after):
                 result.cue_start[t] = i
-            for t in _forward(stream, after, WINDOW, False, True):
+            phrase_only = cue is None and word == "without"
+            for t in _forward(stream, after, WINDOW, False, True, phrase_only):
                 cover.setdefault(t, []).append(i)
             i = after
             continue

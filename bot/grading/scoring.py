@@ -58,11 +58,15 @@ PARTIAL_MIN: Final = 0.4
 _INCORRECT_MAX: Final = 0.39
 _PARTIAL_MAX: Final = 0.74
 
+_LIST_FUNCTION_WORDS: Final = FUNCTION_WORDS - {"twice"}
+"""Function words for the keyword-list test: "backward twice retain_graph error" is a list."""
+
 STUFFING_MIN_WORDS: Final = 4
 STUFFING_MAX_FUNCTION_SHARE: Final = 0.1
 STUFFING_MIN_DOMAIN_SHARE: Final = 0.7
 """A keyword list: at least 4 words, under 10% function words, at least 70% (and at least 4)
-domain words, and no operator or number (code such as ``x.grad = 8`` states something).
+domain words (code and numbers count as domain words), and no operator (code such as
+``x.grad = 8`` states something; "relu derivative 0 subgradient convention" does not).
 Ordinary English prose is 40-50% function words; a terse but real answer ("grads
 accumulate, zero_grad resets them") still has some, or has fewer domain words."""
 
@@ -229,10 +233,10 @@ def is_keyword_stuffing(
 
     words = len(stream) - start
     kinds = stream.kind[start:] if start else stream.kind
-    if words < STUFFING_MIN_WORDS or OP in kinds or NUM in kinds:
-        return False  # too short, or an operator or a number: a statement ("x.grad = 8")
+    if words < STUFFING_MIN_WORDS or OP in kinds:
+        return False  # too short, or an operator: a statement ("x.grad = 8")
     surf = stream.surf[start:] if start else stream.surf
-    function_words = FUNCTION_WORDS
+    function_words = _LIST_FUNCTION_WORDS
     if sum(1 for w in surf if w in function_words) >= STUFFING_MAX_FUNCTION_SHARE * words:
         return False
     tokens = matched()
@@ -243,7 +247,7 @@ def is_keyword_stuffing(
         word = stream.surf[i]
         if kinds[i] == WORD and word in function_words:
             function += 1
-        elif kinds[i] == CODE or i in tokens or stem(word) in domain:
+        elif kinds[i] in (CODE, NUM) or i in tokens or stem(word) in domain:
             domain_words += 1
     return (
         function < STUFFING_MAX_FUNCTION_SHARE * words

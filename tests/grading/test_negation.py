@@ -119,3 +119,28 @@ def test_a_conditional_without_clause_ends_where_a_no_phrase_begins() -> None:
     text = "without backward no graph is built at all"
     assert conditional_words(text) == {"without", "backward"}
     assert {"graph", "built"} <= negated_words(text)
+
+
+def test_a_cue_that_ends_a_sentence_does_not_reach_into_the_next() -> None:
+    assert "accumulate" not in negated_words("Not true. Gradients accumulate.")
+    assert "use" not in negated_words("It saves nothing. Use retain_graph=True.")
+
+
+def test_not_because_negates_the_reason() -> None:
+    assert "graph" in negated_words("it errors, but not because of the graph")
+
+
+def test_an_absence_does_not_reach_back_over_a_clause_joined_by_and() -> None:
+    text = "the chain ends there and encoder.weight.grad stays None"
+    assert "ends" not in negated_words(text)
+    assert "encoder.weight.grad" in negated_words(text)
+
+
+def test_an_absence_covers_code_names_joined_by_and() -> None:
+    assert {"x.grad", "y.grad"} <= negated_words("x.grad and y.grad are None")
+
+
+def test_without_negates_only_the_phrase_it_governs() -> None:
+    text = "backward without args only works for one element"
+    assert "args" in negated_words(text)
+    assert "works" not in negated_words(text)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.content.models import Label
+from bot.grading.normalize import normalize
 from bot.grading.scoring import (
     CORRECT_MIN,
     PARTIAL_MIN,
@@ -11,7 +14,10 @@ from bot.grading.scoring import (
     MisconceptionOutcome,
     Status,
     assess,
+    is_keyword_stuffing,
 )
+from bot.grading.sentences import segment
+from bot.grading.synonyms import domain_stems
 
 
 def concept(status: Status, key: bool = True, weight: float = 2.0, **kw: bool) -> ConceptOutcome:
@@ -186,3 +192,20 @@ def test_a_gist_makes_an_answer_with_nothing_else_partial() -> None:
 
 def test_a_gesture_keeps_a_complete_answer_partial() -> None:
     assert run([concept("hit")], gesture=True).label is Label.PARTIAL
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "relu derivative 0 subgradient convention",  # a number is not a statement
+        "backward twice retain_graph error graph",  # "twice" is not grammar
+    ],
+)
+def test_keyword_lists_with_numbers_or_twice_are_lists(text: str) -> None:
+    stream = segment(normalize(text))
+    assert is_keyword_stuffing(stream, 0, set, domain_stems())
+
+
+def test_a_stated_value_is_not_a_keyword_list() -> None:
+    stream = segment(normalize("x.grad = 8 after backward twice"))
+    assert not is_keyword_stuffing(stream, 0, set, domain_stems())
