@@ -163,6 +163,18 @@ _AUX: Final = frozenset(
      "this", "we", "you", "has", "have"}
 )  # fmt: skip
 
+HINDER_VERBS: Final = frozenset(
+    {"stop", "stops", "stopped", "stopping", "prevent", "prevents", "prevented",
+     "preventing", "keep", "keeps", "kept", "keeping", "block", "blocks", "blocked",
+     "blocking", "bar", "bars", "barred"}
+)  # fmt: skip
+"""Verbs whose ``from`` makes what follows a mention, like a condition: "stops new ops *from
+being recorded*" neither claims nor denies the recording (a remedy, "zero_grad keeps the
+grads *from piling up*", names the problem it prevents)."""
+
+ARROWS: Final = frozenset({"->", "=>"})
+"""Operators that separate the steps of a chain of reasoning; a scope ends at one."""
+
 TERMINATORS: Final = frozenset(
     {"but", "however", "though", "although", "yet", "because", "cause", "cuz", "since", "so",
      "therefore", "thus", "hence", "whereas", "while", "which", "who", "unless", "until",
@@ -218,6 +230,8 @@ def is_interjection(stream: TokenStream, i: int) -> bool:
     nxt = i + 1
     if nxt >= len(stream) or stream.sent[nxt] != stream.sent[i] or stream.brk[nxt]:
         return True
+    if stream.kind[nxt] == CODE and i:
+        return False  # "..., no grad_fn is recorded": a determiner before a code name
     return stream.surf[nxt] in _INTERJECTION_FOLLOWERS or stream.kind[nxt] != WORD
 
 
@@ -228,7 +242,9 @@ class Negation:
     Attributes:
         cover: token index -> start indices of the cues whose scope covers it.
         cue_start: token index -> start index of the cue phrase it belongs to.
-        conditional: indices of tokens inside a conditional clause.
+        conditional: indices of tokens inside a conditional clause, or kept from happening
+            by a verb of hindering ("stops new ops *from being recorded*"): mentioned,
+            neither claimed nor denied.
         hedged: the answer contains a hedge ("maybe", "not sure", "I think").
         odd: indices of tokens covered by an odd number of cues (a cue never covers
             itself, so these are exactly the tokens :meth:`negated` calls negated alone).
@@ -273,7 +289,7 @@ _TRIGGERS: Final = frozenset(
     | SINGLE_CUES
     | CONDITIONALS
     | HEDGES
-    | {"without", "none", "null", "nah", "nope"}
+    | {"without", "none", "null", "nah", "nope", "from"}
 )
 """Every word that can start a cue, a pseudo negation, a hedge or a condition: any other
 token is skipped with one set lookup."""
@@ -333,7 +349,8 @@ def _ends_scope(stream: TokenStream, j: int, first: int, content: bool, clausal:
         return True
     word = surf[j]
     if stream.kind[j] != WORD:
-        return False
+        # an arrow separates steps: "inputs don't require grad -> output doesn't -> error"
+        return word in ARROWS
     if word in TERMINATORS:
         return True
     if content and word in SUBJECTS:
@@ -476,7 +493,13 @@ def scope(stream: TokenStream) -> Negation:
             result.conditional.add(i)
             i += 1
             continue
-        if word in ("none", "null") and i and kind[i - 1] != WORD and not stream.brk[i]:
+        if (
+            word in ("none", "null")
+            and i
+            and kind[i - 1] != WORD
+            and not stream.brk[i]
+            and sent[i - 1] == sent[i]
+        ):
             # "grad_fn None", "x.grad None": a code name followed by None states its absence
             result.cue_start[i] = i
             cover.setdefault(i - 1, []).append(i)
@@ -511,6 +534,13 @@ def scope(stream: TokenStream) -> Negation:
                     cover.setdefault(t, []).append(i)
             i = after
             continue
+        if word == "from":
+            if _hindered(stream, i):
+                # "stops new ops from being recorded", "zero_grad keeps the grads from piling
+                # up": what is hindered is mentioned, neither claimed nor denied
+                result.conditional.update(_forward(stream, i + 1, WINDOW, False, True))
+            i += 1
+            continue
         cue = _first(_PAIRS["phrase"], pair, surf, sent, i)
         length = len(cue) if cue is not None else (1 if word in SINGLE_CUES else 0)
         if length:
@@ -526,6 +556,17 @@ def scope(stream: TokenStream) -> Negation:
     if cover:
         result.odd = {t for t, cues in cover.items() if len(cues) % 2}
     return result
+
+
+def _hindered(stream: TokenStream, i: int) -> bool:
+    """Whether the ``from`` at ``i`` follows a verb of hindering in its clause, at most 4
+    words back ("stops new ops from being recorded", "prevents it from flowing")."""
+    for j in range(i - 1, max(-1, i - 5), -1):
+        if stream.sent[j] != stream.sent[i] or stream.brk[j + 1]:
+            return False
+        if stream.surf[j] in HINDER_VERBS:
+            return True
+    return False
 
 
 def _post_at(stream: TokenStream, i: int, phrase: tuple[str, ...]) -> bool:

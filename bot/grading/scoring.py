@@ -85,12 +85,16 @@ GESTURES: Final[tuple[tuple[str, ...], ...]] = (
     ("something", "to", "do", "with"),
     ("something", "about"),
     ("something", "like", "that"),
+    ("something", "something"),
     ("or", "something"),
 )
 """Phrases with which a learner says they only gesture at the mechanism. docs/MARKING.md
 marks "the central idea is gestured at without the mechanism ('something about the
 graph')" partial, so an answer using one is partial at best. On the examiner's dev split
 every answer with one of these (9 of 265) is marked partial."""
+
+
+_SOMETHING_PHRASES: Final = tuple(p for p in GESTURES if p[0] == "something")
 
 
 def is_gesture(stream: TokenStream) -> bool:
@@ -112,7 +116,7 @@ def is_gesture(stream: TokenStream) -> bool:
                 continue
             if word == "somehow" or (i and surf[i - 1] == "or" and sent[i - 1] == sent[i]):
                 return True
-            for phrase in GESTURES[1:4]:
+            for phrase in _SOMETHING_PHRASES:
                 end = i + len(phrase)
                 if tuple(surf[i:end]) == phrase and sent[end - 1] == sent[i]:
                     return True

@@ -170,6 +170,7 @@ def test_a_gist_never_makes_an_answer_correct(ec9: Item) -> None:
         "It stops tracking somehow, so y.grad_fn is None.",
         "Something to do with it not being recorded, y has no grad_fn.",
         "It isn't recorded or something, grad_fn is None.",
+        "something something it stops tracking, y.grad_fn is None",
     ],
 )
 def test_a_gesture_phrase_keeps_a_complete_answer_partial(ec9: Item, text: str) -> None:
