@@ -63,3 +63,13 @@ def test_arithmetic_written_with_a_product_dot_holds() -> None:
     stream = segment(normalize("x.grad == 6 (= 2 + 2·2)"))
     assert not stream.wrong_arithmetic
     assert 6.0 in stream.values.values()
+
+
+def test_an_arrow_before_any_operator_leads_on_rather_than_equals() -> None:
+    stream = segment(normalize("call it on 3 -> 3 * 3 ** 2 = 27"))
+    assert not stream.wrong_arithmetic
+    assert 27.0 in stream.values.values()
+
+
+def test_an_arrow_after_an_operator_states_a_result() -> None:
+    assert segment(normalize("4 + 4 -> 9")).wrong_arithmetic
