@@ -468,6 +468,13 @@ def scope(stream: TokenStream) -> Negation:
             continue
         if word in HEDGES:
             result.hedged = True
+        if word == "from":
+            if _hindered(stream, i):
+                # "stops new ops from being recorded", "zero_grad keeps the grads from piling
+                # up": what is hindered is mentioned, neither claimed nor denied
+                result.conditional.update(_forward(stream, i + 1, WINDOW, False, True))
+            i += 1
+            continue
         pair = (word, surf[i + 1]) if i + 1 < n else None
         if pair is not None and pair not in _ANY_PAIR:
             pair = None
@@ -533,13 +540,6 @@ def scope(stream: TokenStream) -> Negation:
                 for t in _backward(stream, i):
                     cover.setdefault(t, []).append(i)
             i = after
-            continue
-        if word == "from":
-            if _hindered(stream, i):
-                # "stops new ops from being recorded", "zero_grad keeps the grads from piling
-                # up": what is hindered is mentioned, neither claimed nor denied
-                result.conditional.update(_forward(stream, i + 1, WINDOW, False, True))
-            i += 1
             continue
         cue = _first(_PAIRS["phrase"], pair, surf, sent, i)
         length = len(cue) if cue is not None else (1 if word in SINGLE_CUES else 0)

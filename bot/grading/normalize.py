@@ -83,7 +83,9 @@ _MENTION = re.compile(r"<(?:@[!&]?|#)\d+>|<a?:\w+:\d+>|@(?:everyone|here)\b|http
 _FENCE = re.compile(r"```[\w+\-]*")
 _STRUCK = re.compile(r"~~.+?~~", re.DOTALL)
 # Markers touching a word outside are not markup: ``x**2 + y**2`` is two powers.
-_BOLD = re.compile(r"(?<![\w*])(\*\*|__|\|\|)(?=\S)(.+?)(?<=\S)\1(?![\w*])", re.DOTALL)
+# The marker comes first (the regex engine skips ahead to it); the look-behind after it checks
+# the character before the marker.
+_BOLD = re.compile(r"(\*\*|__|\|\|)(?<![\w*]..)(?=\S)(.+?)(?<=\S)\1(?![\w*])", re.DOTALL)
 # Both start with their literal marker so the regex engine can skip ahead to it. The body
 # cannot contain the marker, so the only possible closing marker is the next one on the
 # line: a possessive run (``++``, Python 3.11) reaches it without trying every shorter body
