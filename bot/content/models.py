@@ -144,12 +144,27 @@ class Misconception(Strict):
 
 
 class Rubric(Strict):
-    """How a free-text justification is graded for one item."""
+    """How a free-text justification is graded for one item.
+
+    ``required`` concepts must all be credited for an answer to be correct; each group of
+    ``required_any`` needs one of its concepts (alternative ways of stating the key reason).
+    ``gist`` patterns spot an on-topic gesture ("It'll throw an error.", "For efficiency."):
+    an answer matching one, with nothing wrong in it, is at least partial but never correct
+    on the gist alone (docs/MARKING.md: "the central idea is gestured at").
+    """
 
     concepts: list[Concept] = Field(min_length=1)
     required: list[Slug] = Field(
         default_factory=list,
         description="Concept ids an answer needs to be labelled correct.",
+    )
+    required_any: list[list[Slug]] = Field(
+        default_factory=list,
+        description="Groups of concept ids; a correct answer needs one concept of each group.",
+    )
+    gist: list[Pattern] = Field(
+        default_factory=list,
+        description="Patterns of an on-topic gesture: at least partial, never correct alone.",
     )
     misconceptions: list[Misconception] = Field(min_length=1)
     synonyms: dict[str, list[str]] = Field(
@@ -164,6 +179,30 @@ class Rubric(Strict):
         for rid in value:
             if concept_ids and rid not in concept_ids:
                 raise ValueError(f"required concept {rid!r} is not one of {sorted(concept_ids)}")
+        return value
+
+    @field_validator("required_any")
+    @classmethod
+    def _groups_known(cls, value: list[list[str]], info: ValidationInfo) -> list[list[str]]:
+        concept_ids = {c.id for c in info.data.get("concepts", [])}
+        required = set(info.data.get("required", []))
+        seen: set[str] = set()
+        for number, group in enumerate(value):
+            if len(group) < 2:
+                raise ValueError(
+                    f"group {number} {group!r} needs at least two concept ids "
+                    "(list a single one under required)"
+                )
+            for rid in group:
+                if concept_ids and rid not in concept_ids:
+                    raise ValueError(
+                        f"group {number}: concept {rid!r} is not one of {sorted(concept_ids)}"
+                    )
+                if rid in required:
+                    raise ValueError(f"group {number}: concept {rid!r} is already required")
+                if rid in seen:
+                    raise ValueError(f"group {number}: concept {rid!r} is in two groups")
+                seen.add(rid)
         return value
 
     @field_validator("misconceptions")

@@ -30,6 +30,10 @@ Structured forms (YAML mappings)::
                                     ``8.0``, ``tensor([8.])``); a wrong stated sum such as
                                     ``4 + 4 = 9`` never counts
 
+Each mapping form takes an optional ``polarity: affirm|deny`` that overrides its rule's for
+that pattern (``{seq: "record*", polarity: deny}`` credits "is not recorded" in a concept
+otherwise stated affirmatively, "stops tracking").
+
 Words are lower-cased ASCII/Unicode letters, digits, ``_``, ``'`` and ``-``. Item-level
 ``synonyms`` and the shared synonym table expand WORD terms at compile time.
 """
@@ -187,13 +191,27 @@ def _check_phrase(value: str) -> str:
     return value
 
 
+Polarity = Literal["affirm", "deny"]
+"""``affirm``: stated outside a negation; ``deny``: stated inside one ("is *not* recorded")."""
+
+_POLARITY_DESCRIPTION = (
+    "This pattern's own polarity, overriding its concept's or misconception's: a concept "
+    "stated either way (affirm 'stops tracking', deny 'is not recorded')."
+)
+
+
 class SeqPattern(BaseModel):
-    """An ordered phrase with an explicit gap: ``{seq: "add* up", gap: 0}``."""
+    """An ordered phrase with an explicit gap: ``{seq: "add* up", gap: 0}``.
+
+    With ``polarity`` the phrase carries its own polarity (``{seq: "record*", polarity:
+    deny}`` credits "is not recorded"); without it, it takes its rule's.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     seq: str = Field(description="The phrase, in the string grammar.")
     gap: int = Field(DEFAULT_GAP, ge=0, le=10, description="Words allowed between terms.")
+    polarity: Polarity | None = Field(None, description=_POLARITY_DESCRIPTION)
 
     _v = field_validator("seq")(_check_phrase)
 
@@ -205,6 +223,7 @@ class NearPattern(BaseModel):
 
     near: list[str] = Field(min_length=2, max_length=4, description="Phrases that must co-occur.")
     within: int = Field(DEFAULT_NEAR_WITHIN, ge=1, le=30, description="Window size in words.")
+    polarity: Polarity | None = Field(None, description=_POLARITY_DESCRIPTION)
 
     @field_validator("near")
     @classmethod
@@ -221,6 +240,7 @@ class NumberPattern(BaseModel):
 
     number: float = Field(description="The value to find.")
     tolerance: float = Field(1e-6, ge=0, description="Absolute tolerance of the comparison.")
+    polarity: Polarity | None = Field(None, description=_POLARITY_DESCRIPTION)
 
 
 PhraseStr = Annotated[str, AfterValidator(_check_phrase)]

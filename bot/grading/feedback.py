@@ -26,6 +26,10 @@ STUFFING_CORRECTION: Final = (
     "A list of keywords is not an explanation: say what happens and why, in a sentence."
 )
 ARITHMETIC_CORRECTION: Final = "One of your calculations does not hold; check the arithmetic."
+GESTURE_NUDGE: Final = (
+    "Spell out the mechanism: 'somehow' or 'something to do with' points at it "
+    "without saying what happens."
+)
 CONTRADICTION_PREFIX: Final = "You stated the opposite of a key point: "
 
 
@@ -68,6 +72,7 @@ def build_feedback(
     stuffing: bool,
     arithmetic_error: bool = False,
     yes_no: bool | None = None,
+    gesture: bool = False,
 ) -> Feedback:
     """Choose the feedback parts for one graded answer.
 
@@ -85,6 +90,8 @@ def build_feedback(
         arithmetic_error: the answer states a wrong computation.
         yes_no: for a yes/no question of another kind answered the wrong way, the right
             answer (True: yes, False: no); None otherwise.
+        gesture: the answer only gestures at the mechanism ("somehow"); a nudge to spell
+            it out comes first.
 
     Returns:
         The parts, as plain author text (unescaped; :func:`render_feedback` escapes).
@@ -115,7 +122,7 @@ def build_feedback(
         sentence = f"The answer is {'yes' if yes_no else 'no'}."
     return Feedback(
         right=[concepts[c].description for c in hit],
-        missing=[concepts[c].nudge for c in missing],
+        missing=[GESTURE_NUDGE] * gesture + [concepts[c].nudge for c in missing],
         corrections=corrections,
         verdict=sentence,
     )

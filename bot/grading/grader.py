@@ -16,7 +16,7 @@ Typical use::
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from bot.content.loader import Bank
@@ -29,10 +29,12 @@ from bot.grading.models import MAX_ANSWER_CHARS, GradeResult, Response
 from bot.grading.negation import scope
 from bot.grading.normalize import normalize
 from bot.grading.scoring import (
+    GIST_MAX_TOKENS,
     ConceptOutcome,
     MisconceptionOutcome,
     assess,
     concept_outcome,
+    is_gesture,
     is_keyword_stuffing,
     misconception_found,
 )
@@ -52,10 +54,13 @@ class CompiledItem:
         compiler: owns the item's atoms and its per-token lookup cache.
         concepts: compiled concepts, rubric order.
         misconceptions: compiled misconceptions, rubric order.
-        key: ids of the key concepts (``required``, else those of the highest weight).
+        key: ids of the key concepts (``required`` and the ``required_any`` groups' members,
+            else those of the highest weight).
         required: ids of the rubric's ``required`` concepts.
         yes_no: for an item of another kind whose answer key opens with a yes or a no
             ("No. Those buffers..."), that answer; None otherwise.
+        groups: concept id -> index of its ``required_any`` group.
+        gist: the rubric's ``gist`` patterns as one rule, or None.
     """
 
     item: Item
@@ -65,6 +70,8 @@ class CompiledItem:
     key: frozenset[str]
     required: frozenset[str]
     yes_no: bool | None = None
+    groups: dict[str, int] = field(default_factory=dict)
+    gist: CompiledRule | None = None
 
 
 def compile_item(item: Item) -> CompiledItem:
@@ -82,16 +89,26 @@ def compile_item(item: Item) -> CompiledItem:
     misconceptions = tuple(
         compiler.rule(m.id, m.polarity, m.patterns) for m in rubric.misconceptions
     )
-    if rubric.required:
-        key = frozenset(rubric.required)
+    groups = {cid: number for number, group in enumerate(rubric.required_any) for cid in group}
+    if rubric.required or groups:
+        key = frozenset(rubric.required) | frozenset(groups)
     else:
         top = max(c.weight for c in rubric.concepts)
         key = frozenset(c.id for c in rubric.concepts if c.weight == top)
     yes_no = None
     if item.kind is not Kind.TRUE_FALSE:
         yes_no = extract_verdict(segment(normalize(item.answer.text))).value
+    gist = compiler.rule("gist", "affirm", rubric.gist) if rubric.gist else None
     return CompiledItem(
-        item, compiler, concepts, misconceptions, key, frozenset(rubric.required), yes_no
+        item,
+        compiler,
+        concepts,
+        misconceptions,
+        key,
+        frozenset(rubric.required),
+        yes_no,
+        groups,
+        gist,
     )
 
 
@@ -149,6 +166,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
             concept_outcome(
                 concept.id, concept.weight, concept.id in compiled.key, concept.polarity,
                 matcher.rule(rule), required=concept.id in compiled.required,
+                group=compiled.groups.get(concept.id),
             )
         )  # fmt: skip
     found: list[MisconceptionOutcome] = []
@@ -164,6 +182,14 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
                 )
             )
     stuffing = is_keyword_stuffing(stream, reading.end, matcher.matched_tokens, domain_stems())
+    # A gist is a brief claim: a conditional mention ("if it errors...") does not count, nor
+    # does one inside a longer answer that hit no concept (scoring.GIST_MAX_TOKENS).
+    gist = (
+        compiled.gist is not None
+        and len(stream) - reading.end <= GIST_MAX_TOKENS
+        and bool(matcher.rule(compiled.gist).affirmed)
+    )
+    gesture = is_gesture(stream)
     assessment = assess(
         true_false=true_false,
         verdict_correct=agrees,
@@ -173,6 +199,8 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         stuffing=stuffing,
         hedged=negation.hedged,
         arithmetic_error=stream.wrong_arithmetic,
+        gist=gist,
+        gesture=gesture,
     )
     hit = [o.id for o in outcomes if o.status == "hit" and not stuffing]
     contradicted = [o.id for o in outcomes if o.status == "contradicted"]
@@ -191,6 +219,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         stuffing=stuffing,
         arithmetic_error=stream.wrong_arithmetic,
         yes_no=compiled.yes_no if agrees is False and not true_false else None,
+        gesture=gesture,
     )
     return GradeResult(
         item_id=item.id,
@@ -206,6 +235,8 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         misconceptions=[m.id for m in found],
         confidence=assessment.confidence,
         feedback=feedback,
+        gist=gist,
+        gesture=gesture,
     )
 
 

@@ -162,6 +162,9 @@ class CompiledRule:
         atoms: every atom any phrase or ``near`` pattern of the rule could start a match
             with; a rule without number patterns whose atoms are all absent cannot match.
         numbers: the rule has a ``{number: ...}`` pattern.
+        flips: for each pattern, whether its own ``polarity`` is the opposite of the rule's
+            (its negated matches then state the rule: "is not recorded" for "stops
+            tracking").
     """
 
     id: str
@@ -170,15 +173,22 @@ class CompiledRule:
     gates: tuple[Gate | None, ...] = ()
     atoms: frozenset[int] = frozenset()
     numbers: bool = False
+    flips: tuple[bool, ...] = ()
 
 
 @dataclass(slots=True)
 class RuleHits:
     """Where a rule matched an answer, split by polarity.
 
+    A pattern whose own polarity is the opposite of its rule's has its spans filed the
+    other way round (a negated match under ``affirmed``, an affirmed one under
+    ``negated``), so the rule's outcome reads the same lists whatever polarity each of its
+    patterns has: "is not recorded" under a ``deny`` pattern of an ``affirm`` concept is
+    filed as affirmed, i.e. it credits the concept.
+
     Attributes:
-        affirmed: spans stated outside any negation.
-        negated: spans stated inside a negation.
+        affirmed: spans stated outside any negation (flipped patterns: inside one).
+        negated: spans stated inside a negation (flipped patterns: outside any).
         conditional: spans inside a conditional clause ("if you don't zero them").
     """
 
@@ -384,12 +394,21 @@ class Compiler:
     def rule(
         self, rule_id: str, polarity: Literal["affirm", "deny"], patterns: Iterable[Pattern]
     ) -> CompiledRule:
-        """Compile a concept or misconception (with the gates the matcher prunes by)."""
+        """Compile a concept or misconception (with the gates the matcher prunes by).
+
+        A pattern with its own ``polarity`` unlike the rule's is marked to be flipped: its
+        negated matches state the rule, its affirmed ones its opposite.
+        """
+        patterns = list(patterns)
         compiled = tuple(self.pattern(p) for p in patterns)
         gates = tuple(gate(p) for p in compiled)
         atoms = frozenset().union(*(g[0] for g in gates if g is not None))
         numbers = any(g is None for g in gates)
-        return CompiledRule(rule_id, polarity, compiled, gates, atoms, numbers)
+        flips = tuple(
+            not isinstance(p, str) and p.polarity is not None and p.polarity != polarity
+            for p in patterns
+        )
+        return CompiledRule(rule_id, polarity, compiled, gates, atoms, numbers, flips)
 
     # ---- lookup ----------------------------------------------------------------------
     def lookup(self, kind: int, surf: str) -> tuple[tuple[int, int], ...]:
@@ -757,7 +776,10 @@ class Matcher:
         conditioned: list[Span] = []
         seen_one: set[int] = set()  # one-token spans, by token
         seen: set[tuple[int, int]] = set()  # longer spans, by (first, last) token
-        for pattern, needs in zip(rule.patterns, rule.gates, strict=True):
+        flips = rule.flips or (False,) * len(rule.patterns)
+        if any(flips):
+            return self._mixed_rule(rule, flips)
+        for pattern, needs, flip in zip(rule.patterns, rule.gates, flips, strict=True):
             spans: list[Span] | None
             if needs is None:
                 spans = self.spans(pattern) if values else None
@@ -776,7 +798,7 @@ class Matcher:
                     seen_one.add(start)
                     if token_class == 2:
                         conditioned.append(span)
-                    elif (token_class == 1) != bool(span[2] & FLIPPED):
+                    elif (token_class == 1) != (bool(span[2] & FLIPPED) != flip):
                         negated.append(span)
                     else:
                         affirmed.append(span)
@@ -788,12 +810,52 @@ class Matcher:
                 tokens = span[3]
                 if conditional and not conditional.isdisjoint(tokens):
                     conditioned.append(span)
-                elif negation.negated(tokens) != bool(span[2] & FLIPPED):
+                elif negation.negated(tokens) != (bool(span[2] & FLIPPED) != flip):
                     # a longer span discounts the cues it spells ("no longer a leaf")
                     negated.append(span)
                 else:
                     affirmed.append(span)
         return RuleHits(affirmed, negated, conditioned)
+
+    def _mixed_rule(self, rule: CompiledRule, flips: tuple[bool, ...]) -> RuleHits:
+        """:meth:`rule` for a rule whose patterns have different polarities.
+
+        Such a rule usually lists a phrase and the bare word it contains with the other
+        polarity ("stop* track*" and ``{seq: "track*", polarity: deny}``), so a match that
+        lies inside a longer match of the same rule is not counted on its own: "it stops
+        tracking" states the concept once, not once each way.
+        """
+        questions = self.stream.questions
+        sent = self.stream.sent
+        values = self.stream.values
+        present = self._present
+        found: list[tuple[Span, bool]] = []
+        seen: set[tuple[int, int]] = set()
+        for pattern, needs, flip in zip(rule.patterns, rule.gates, flips, strict=True):
+            if needs is None:
+                if not values:
+                    continue
+            elif any(present.isdisjoint(atoms) for atoms in needs):
+                continue
+            for span in self.spans(pattern):
+                key = (span[0], span[1])
+                if key in seen or (questions and sent[span[0]] in questions):
+                    continue
+                seen.add(key)
+                found.append((span, flip))
+        hits = RuleHits()
+        conditional = self.negation.conditional
+        for span, flip in found:
+            start, end = span[0], span[1]
+            if any(s <= start and end <= e and (s, e) != (start, end) for (s, e, _, _), _ in found):
+                continue
+            if conditional and not conditional.isdisjoint(span[3]):
+                hits.conditional.append(span)
+            elif self.negation.negated(span[3]) != (bool(span[2] & FLIPPED) != flip):
+                hits.negated.append(span)
+            else:
+                hits.affirmed.append(span)
+        return hits
 
 
 __all__ = [

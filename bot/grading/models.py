@@ -69,6 +69,9 @@ class GradeResult(BaseModel):
         confidence: 0.0-1.0, how sure the grader is of the label (low near thresholds,
             with typo-tolerant matches only, or with a verdict conflict).
         feedback: what to tell the learner.
+        gist: a rubric ``gist`` pattern matched (the answer gestures at the topic).
+        gesture: the answer only gestures ("somehow", "something to do with"), so it is
+            partial at best.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -86,3 +89,5 @@ class GradeResult(BaseModel):
     misconceptions: list[str]
     confidence: float = Field(ge=0.0, le=1.0)
     feedback: Feedback
+    gist: bool = False
+    gesture: bool = False

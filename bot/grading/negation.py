@@ -35,7 +35,7 @@ from itertools import compress
 from typing import Final
 
 from bot.grading.sentences import TokenStream
-from bot.grading.tokens import WORD
+from bot.grading.tokens import CODE, WORD
 
 WINDOW: Final = 6
 """Words an ordinary cue can negate (NegEx used 5; chat answers are slightly longer)."""
@@ -163,6 +163,18 @@ _AUX: Final = frozenset(
      "this", "we", "you", "has", "have"}
 )  # fmt: skip
 
+HINDER_VERBS: Final = frozenset(
+    {"stop", "stops", "stopped", "stopping", "prevent", "prevents", "prevented",
+     "preventing", "keep", "keeps", "kept", "keeping", "block", "blocks", "blocked",
+     "blocking", "bar", "bars", "barred"}
+)  # fmt: skip
+"""Verbs whose ``from`` makes what follows a mention, like a condition: "stops new ops *from
+being recorded*" neither claims nor denies the recording (a remedy, "zero_grad keeps the
+grads *from piling up*", names the problem it prevents)."""
+
+ARROWS: Final = frozenset({"->", "=>"})
+"""Operators that separate the steps of a chain of reasoning; a scope ends at one."""
+
 TERMINATORS: Final = frozenset(
     {"but", "however", "though", "although", "yet", "because", "cause", "cuz", "since", "so",
      "therefore", "thus", "hence", "whereas", "while", "which", "who", "unless", "until",
@@ -218,6 +230,8 @@ def is_interjection(stream: TokenStream, i: int) -> bool:
     nxt = i + 1
     if nxt >= len(stream) or stream.sent[nxt] != stream.sent[i] or stream.brk[nxt]:
         return True
+    if stream.kind[nxt] == CODE and i:
+        return False  # "..., no grad_fn is recorded": a determiner before a code name
     return stream.surf[nxt] in _INTERJECTION_FOLLOWERS or stream.kind[nxt] != WORD
 
 
@@ -228,7 +242,9 @@ class Negation:
     Attributes:
         cover: token index -> start indices of the cues whose scope covers it.
         cue_start: token index -> start index of the cue phrase it belongs to.
-        conditional: indices of tokens inside a conditional clause.
+        conditional: indices of tokens inside a conditional clause, or kept from happening
+            by a verb of hindering ("stops new ops *from being recorded*"): mentioned,
+            neither claimed nor denied.
         hedged: the answer contains a hedge ("maybe", "not sure", "I think").
         odd: indices of tokens covered by an odd number of cues (a cue never covers
             itself, so these are exactly the tokens :meth:`negated` calls negated alone).
@@ -273,7 +289,7 @@ _TRIGGERS: Final = frozenset(
     | SINGLE_CUES
     | CONDITIONALS
     | HEDGES
-    | {"without", "none", "null", "nah", "nope"}
+    | {"without", "none", "null", "nah", "nope", "from"}
 )
 """Every word that can start a cue, a pseudo negation, a hedge or a condition: any other
 token is skipped with one set lookup."""
@@ -333,12 +349,14 @@ def _ends_scope(stream: TokenStream, j: int, first: int, content: bool, clausal:
         return True
     word = surf[j]
     if stream.kind[j] != WORD:
-        return False
+        # an arrow separates steps: "inputs don't require grad -> output doesn't -> error"
+        return word in ARROWS
     if word in TERMINATORS:
         return True
     if content and word in SUBJECTS:
         return True
-    if content and not clausal and word in DETERMINERS:
+    if content and not clausal and (word in DETERMINERS or word == "no"):
+        # "no" as a determiner starts a new phrase: "without backward | no graph is built"
         return True
     if word == "and" and j + 1 < len(surf) and stream.sent[j + 1] == stream.sent[j]:
         nxt = surf[j + 1]
@@ -355,18 +373,38 @@ def _ends_scope(stream: TokenStream, j: int, first: int, content: bool, clausal:
 
 
 def _forward(
-    stream: TokenStream, start: int, window: int, clausal: bool, stop_at_cue: bool
+    stream: TokenStream,
+    start: int,
+    window: int,
+    clausal: bool,
+    stop_at_cue: bool,
+    phrase_only: bool = False,
 ) -> list[int]:
-    """Token indices covered by a scope that starts at ``start``."""
+    """Token indices covered by a scope that starts at ``start``, right after its cue.
+
+    The scope stays in the cue's sentence: a cue that ends a sentence ("Not true.") covers
+    nothing after it. A negation cue directly followed by ``because``/``since`` negates the
+    reason ("not because of the graph"), so that terminator does not end its scope. With
+    ``phrase_only`` (the cue ``without``, which negates a noun phrase) the scope ends at
+    the first function word after a content word: "backward without args | only works
+    for one element".
+    """
     out: list[int] = []
     content = False
     j = start
     n = len(stream)
+    cue = start - 1 if start else start  # the cue's last token
+    if start < n and stream.sent[start] != stream.sent[cue]:
+        return out
     while j < n and len(out) < window:
-        if _ends_scope(stream, j, start, content, clausal):
-            break
         word = stream.surf[j]
+        if not (
+            stop_at_cue and j == start and word in _REASONS and stream.kind[j] == WORD
+        ) and _ends_scope(stream, j, cue, content, clausal):
+            break
         if stop_at_cue and j > start and stream.kind[j] == WORD and word in SINGLE_CUES:
+            break
+        if phrase_only and content and word in FUNCTION_WORDS:
             break
         out.append(j)
         if word not in FUNCTION_WORDS:
@@ -375,11 +413,27 @@ def _forward(
     return out
 
 
-def _backward(stream: TokenStream, end: int) -> list[int]:
-    """Token indices from the start of the clause containing ``end`` up to ``end - 1``."""
+_REASONS: Final = frozenset({"because", "since", "cause", "cuz"})
+"""Terminators that a negation cue right before them negates ("not because of X")."""
+
+
+def _backward(stream: TokenStream, end: int, absence: bool = False) -> list[int]:
+    """Token indices from the start of the clause containing ``end`` up to ``end - 1``.
+
+    For an absence cue (``absence``) an ``and`` also ends the span, unless it joins two code
+    names: "x.grad and y.grad are None" says both are absent, but in "the chain ends there
+    and encoder.weight.grad stays None" only the weight's gradient is.
+    """
     out: list[int] = []
     j = end - 1
     while j >= 0 and len(out) < POST_WINDOW and stream.sent[j] == stream.sent[end]:
+        if (
+            absence
+            and stream.surf[j] == "and"
+            and stream.kind[j] == WORD
+            and not (j and stream.kind[j - 1] == CODE)
+        ):
+            break
         out.append(j)
         if stream.brk[j] or (stream.kind[j] == WORD and stream.surf[j] in TERMINATORS):
             break
@@ -414,6 +468,13 @@ def scope(stream: TokenStream) -> Negation:
             continue
         if word in HEDGES:
             result.hedged = True
+        if word == "from":
+            if _hindered(stream, i):
+                # "stops new ops from being recorded", "zero_grad keeps the grads from piling
+                # up": what is hindered is mentioned, neither claimed nor denied
+                result.conditional.update(_forward(stream, i + 1, WINDOW, False, True))
+            i += 1
+            continue
         pair = (word, surf[i + 1]) if i + 1 < n else None
         if pair is not None and pair not in _ANY_PAIR:
             pair = None
@@ -439,7 +500,13 @@ def scope(stream: TokenStream) -> Negation:
             result.conditional.add(i)
             i += 1
             continue
-        if word in ("none", "null") and i and kind[i - 1] != WORD and not stream.brk[i]:
+        if (
+            word in ("none", "null")
+            and i
+            and kind[i - 1] != WORD
+            and not stream.brk[i]
+            and sent[i - 1] == sent[i]
+        ):
             # "grad_fn None", "x.grad None": a code name followed by None states its absence
             result.cue_start[i] = i
             cover.setdefault(i - 1, []).append(i)
@@ -451,7 +518,7 @@ def scope(stream: TokenStream) -> Negation:
         absence = _first(_PAIRS["absence"], pair, surf, sent, i)
         post = post or absence
         if post is not None:
-            covered = _backward(stream, i)
+            covered = _backward(stream, i, absence=absence is not None)
             needs_meta = absence is None and post[-1] in ("false", "untrue", "wrong", "incorrect")
             if covered and (not needs_meta or any(surf[t] in _META for t in covered)):
                 for t in range(i, i + len(post)):
@@ -480,7 +547,8 @@ def scope(stream: TokenStream) -> Negation:
             after = i + length
             for t in range(i, after):
                 result.cue_start[t] = i
-            for t in _forward(stream, after, WINDOW, False, True):
+            phrase_only = cue is None and word == "without"
+            for t in _forward(stream, after, WINDOW, False, True, phrase_only):
                 cover.setdefault(t, []).append(i)
             i = after
             continue
@@ -488,6 +556,17 @@ def scope(stream: TokenStream) -> Negation:
     if cover:
         result.odd = {t for t, cues in cover.items() if len(cues) % 2}
     return result
+
+
+def _hindered(stream: TokenStream, i: int) -> bool:
+    """Whether the ``from`` at ``i`` follows a verb of hindering in its clause, at most 4
+    words back ("stops new ops from being recorded", "prevents it from flowing")."""
+    for j in range(i - 1, max(-1, i - 5), -1):
+        if stream.sent[j] != stream.sent[i] or stream.brk[j + 1]:
+            return False
+        if stream.surf[j] in HINDER_VERBS:
+            return True
+    return False
 
 
 def _post_at(stream: TokenStream, i: int, phrase: tuple[str, ...]) -> bool:

@@ -2,10 +2,12 @@
 
 Steps, in order (each is a well-known convention, not an invention of ours):
 
-1. Unicode NFKC (UAX #15) folds full-width letters, ligatures and the ellipsis character.
+1. Superscript digits become an exponent (``3²`` -> ``3**2``; NFKC alone would make it
+   ``32``); then Unicode NFKC (UAX #15) folds full-width letters, ligatures and the ellipsis
+   character.
 2. Curly quotes and primes become ASCII quotes; em/en dashes become a spaced ``-`` (a
-   clause break); the minus sign and ``×``/``÷`` become ``-``, ``*``, ``/``; zero-width and
-   control characters go.
+   clause break); the minus sign, ``×``, the product dots ``·``/``⋅``/``∙`` and ``÷`` become
+   ``-``, ``*``, ``/`` (``2 + 2·2`` is arithmetic); zero-width and control characters go.
 3. Discord mentions (``<@123>``, ``<#1>``, ``<@&2>``, ``@everyone``, ``@here``), custom
    emoji and URLs are removed: they are never graded and never echoed.
 4. Code fences and inline backticks are removed, keeping the code (one statement per line).
@@ -54,6 +56,9 @@ _REPLACEMENTS: dict[str, str] = {
     "\u2012": " - ",
     "\u2212": "-",
     "\u00d7": "*",
+    "\u00b7": "*",
+    "\u22c5": "*",
+    "\u2219": "*",
     "\u00f7": "/",
     "\u2192": " -> ",
     "\u200b": "",
@@ -67,11 +72,20 @@ _REPLACEMENTS: dict[str, str] = {
 }
 _NON_ASCII_SPECIAL = re.compile("[" + "".join(c for c in _REPLACEMENTS if not c.isascii()) + "]")
 
+_SUPERSCRIPT = re.compile("[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
+_SUPERSCRIPT_DIGITS = str.maketrans(
+    "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079", "0123456789"
+)
+"""Superscript digits are exponents: ``3²`` is ``3**2``, not NFKC's ``32``."""
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _MENTION = re.compile(r"<(?:@[!&]?|#)\d+>|<a?:\w+:\d+>|@(?:everyone|here)\b|https?://\S+")
 _FENCE = re.compile(r"```[\w+\-]*")
 _STRUCK = re.compile(r"~~.+?~~", re.DOTALL)
-_BOLD = re.compile(r"(\*\*|__|\|\|)(?=\S)(.+?)(?<=\S)\1", re.DOTALL)
+# Markers touching a word outside are not markup: ``x**2 + y**2`` is two powers.
+# The marker comes first (the regex engine skips ahead to it); the look-behind after it checks
+# the character before the marker.
+_BOLD = re.compile(r"(\*\*|__|\|\|)(?<![\w*]..)(?=\S)(.+?)(?<=\S)\1(?![\w*])", re.DOTALL)
 # Both start with their literal marker so the regex engine can skip ahead to it. The body
 # cannot contain the marker, so the only possible closing marker is the next one on the
 # line: a possessive run (``++``, Python 3.11) reaches it without trying every shorter body
@@ -172,7 +186,11 @@ def normalize(text: str) -> str:
     if text.isascii():
         out = text
     else:
-        out = unicodedata.normalize("NFKC", text)
+        if _SUPERSCRIPT.search(text):
+            out = _SUPERSCRIPT.sub(lambda m: "**" + m.group().translate(_SUPERSCRIPT_DIGITS), text)
+        else:
+            out = text
+        out = unicodedata.normalize("NFKC", out)
         out = _NON_ASCII_SPECIAL.sub(lambda m: _REPLACEMENTS[m.group()], out)
     if "\r" in out:
         out = out.replace("\r", "\n")

@@ -28,6 +28,7 @@ write "the latest one" far more often than the number (write 1 or `{number: 1}` 
 _WORD_OPS: Final = {"plus": "+", "minus": "-", "times": "*", "x": "*"}
 _EQUALS: Final = frozenset({"=", "==", "equals", "is", "gives", "makes", "->", "=>"})
 _OPS: Final = frozenset({"+", "-", "*", "/", "**", "^"})
+_ARROWS: Final = frozenset({"->", "=>"})
 
 
 COUNTED_NOUNS: Final = frozenset(
@@ -171,7 +172,11 @@ def wrong_arithmetic(
                 members.append(j + 1)
                 saw_op = True
                 j += 2
-            elif tok in _EQUALS and (kind[j] == OP or saw_op) and j + 1 in values:
+            elif (
+                tok in _EQUALS
+                and (saw_op or (kind[j] == OP and tok not in _ARROWS))
+                and (j + 1 in values)
+            ):  # an arrow or a word equals only after an operator: "3 -> 3*3**2 = 27"
                 segments.append([values[j + 1]])
                 members.append(j + 1)
                 j += 2

@@ -58,15 +58,69 @@ PARTIAL_MIN: Final = 0.4
 _INCORRECT_MAX: Final = 0.39
 _PARTIAL_MAX: Final = 0.74
 
+_LIST_FUNCTION_WORDS: Final = FUNCTION_WORDS - {"twice"}
+"""Function words for the keyword-list test: "backward twice retain_graph error" is a list."""
+
 STUFFING_MIN_WORDS: Final = 4
 STUFFING_MAX_FUNCTION_SHARE: Final = 0.1
 STUFFING_MIN_DOMAIN_SHARE: Final = 0.7
 """A keyword list: at least 4 words, under 10% function words, at least 70% (and at least 4)
-domain words, and no operator or number (code such as ``x.grad = 8`` states something).
+domain words (code and numbers count as domain words), and no operator (code such as
+``x.grad = 8`` states something; "relu derivative 0 subgradient convention" does not).
 Ordinary English prose is 40-50% function words; a terse but real answer ("grads
 accumulate, zero_grad resets them") still has some, or has fewer domain words."""
 
+GIST_MAX_TOKENS: Final = 10
+"""A rubric ``gist`` counts only in an answer of at most 10 tokens (after the verdict). A
+gesture is brief ("It'll throw an error.", "For efficiency."); a longer answer that hits no
+concept states something the rubric does not recognise, and that was more often wrong. On
+the examiner's dev split, gists for 12 items (one to four words each) turned 13 vague
+answers marked partial from incorrect to partial, all of at most 9 tokens, and 3 answers
+marked incorrect from incorrect to partial, of 11, 18 and 21 tokens."""
+
 Status = Literal["hit", "missing", "contradicted"]
+
+GESTURES: Final[tuple[tuple[str, ...], ...]] = (
+    ("somehow",),
+    ("something", "to", "do", "with"),
+    ("something", "about"),
+    ("something", "like", "that"),
+    ("something", "something"),
+    ("or", "something"),
+)
+"""Phrases with which a learner says they only gesture at the mechanism. docs/MARKING.md
+marks "the central idea is gestured at without the mechanism ('something about the
+graph')" partial, so an answer using one is partial at best. On the examiner's dev split
+every answer with one of these (9 of 265) is marked partial."""
+
+
+_SOMETHING_PHRASES: Final = tuple(p for p in GESTURES if p[0] == "something")
+
+
+def is_gesture(stream: TokenStream) -> bool:
+    """Whether the answer uses a gesture phrase (:data:`GESTURES`) outside a question.
+
+    Args:
+        stream: the segmented answer.
+    """
+    surf, sent, questions = stream.surf, stream.sent, stream.questions
+    for word in ("somehow", "something"):
+        start = 0
+        while True:
+            try:
+                i = surf.index(word, start)
+            except ValueError:
+                break
+            start = i + 1
+            if questions and sent[i] in questions:
+                continue
+            if word == "somehow" or (i and surf[i - 1] == "or" and sent[i - 1] == sent[i]):
+                return True
+            for phrase in _SOMETHING_PHRASES:
+                end = i + len(phrase)
+                if tuple(surf[i:end]) == phrase and sent[end - 1] == sent[i]:
+                    return True
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +136,8 @@ class ConceptOutcome:
             polarity) or ``missing``.
         fuzzy_only: every crediting match relied on typo tolerance.
         mixed: stated both ways (credited, with a contradicting statement too).
+        required: listed in the rubric's ``required``.
+        group: index of the ``required_any`` group the concept belongs to, or None.
     """
 
     id: str
@@ -91,6 +147,7 @@ class ConceptOutcome:
     fuzzy_only: bool = False
     mixed: bool = False
     required: bool = False
+    group: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +180,7 @@ def concept_outcome(
     polarity: Literal["affirm", "deny"],
     hits: RuleHits,
     required: bool = False,
+    group: int | None = None,
 ) -> ConceptOutcome:
     """Classify a concept's matches.
 
@@ -138,18 +196,21 @@ def concept_outcome(
         credit = hits.negated
         against = hits.affirmed
     if credit:
-        return ConceptOutcome(
-            concept_id,
-            weight,
-            key,
-            "hit",
-            _fuzzy_only(credit),
-            mixed=bool(against),
-            required=required,
-        )
-    if against:
-        return ConceptOutcome(concept_id, weight, key, "contradicted", required=required)
-    return ConceptOutcome(concept_id, weight, key, "missing", required=required)
+        status: Status = "hit"
+    elif against:
+        status = "contradicted"
+    else:
+        status = "missing"
+    return ConceptOutcome(
+        concept_id,
+        weight,
+        key,
+        status,
+        fuzzy_only=_fuzzy_only(credit),
+        mixed=bool(credit and against),
+        required=required,
+        group=group,
+    )
 
 
 def misconception_found(polarity: Literal["affirm", "deny"], hits: RuleHits) -> list[Span]:
@@ -176,10 +237,10 @@ def is_keyword_stuffing(
 
     words = len(stream) - start
     kinds = stream.kind[start:] if start else stream.kind
-    if words < STUFFING_MIN_WORDS or OP in kinds or NUM in kinds:
-        return False  # too short, or an operator or a number: a statement ("x.grad = 8")
+    if words < STUFFING_MIN_WORDS or OP in kinds:
+        return False  # too short, or an operator: a statement ("x.grad = 8")
     surf = stream.surf[start:] if start else stream.surf
-    function_words = FUNCTION_WORDS
+    function_words = _LIST_FUNCTION_WORDS
     if sum(1 for w in surf if w in function_words) >= STUFFING_MAX_FUNCTION_SHARE * words:
         return False
     tokens = matched()
@@ -190,7 +251,7 @@ def is_keyword_stuffing(
         word = stream.surf[i]
         if kinds[i] == WORD and word in function_words:
             function += 1
-        elif kinds[i] == CODE or i in tokens or stem(word) in domain:
+        elif kinds[i] in (CODE, NUM) or i in tokens or stem(word) in domain:
             domain_words += 1
     return (
         function < STUFFING_MAX_FUNCTION_SHARE * words
@@ -199,18 +260,31 @@ def is_keyword_stuffing(
     )
 
 
-def _credit(concepts: list[ConceptOutcome]) -> float:
-    """Reasoning credit in [0, 1]: required concepts carry 75% when there are any."""
-    if not any(c.required for c in concepts):
+def _key_units(concepts: list[ConceptOutcome]) -> list[tuple[float, bool]]:
+    """The units a correct answer needs, as (weight, credited): each ``required`` concept,
+    and each ``required_any`` group (weighing as its heaviest concept, credited when any of
+    its concepts is). Empty for an open rubric."""
+    units = [(c.weight, c.status == "hit") for c in concepts if c.required]
+    groups: dict[int, list[ConceptOutcome]] = {}
+    for c in concepts:
+        if c.group is not None:
+            groups.setdefault(c.group, []).append(c)
+    for members in groups.values():
+        units.append((max(c.weight for c in members), any(c.status == "hit" for c in members)))
+    return units
+
+
+def _credit(concepts: list[ConceptOutcome], units: list[tuple[float, bool]]) -> float:
+    """Reasoning credit in [0, 1]: the key units carry 75% when there are any."""
+    if not units:
         total = sum(c.weight for c in concepts)
         return sum(c.weight for c in concepts if c.status == "hit") / total if total else 0.0
-    key_total = sum(c.weight for c in concepts if c.required)
-    other_total = sum(c.weight for c in concepts if not c.required)
-    key_hit = sum(c.weight for c in concepts if c.required and c.status == "hit")
-    other_hit = sum(c.weight for c in concepts if not c.required and c.status == "hit")
-    key_part = key_hit / key_total
+    others = [c for c in concepts if not c.required and c.group is None]
+    key_part = sum(w for w, hit in units if hit) / sum(w for w, _ in units)
+    other_total = sum(c.weight for c in others)
     if not other_total:
         return key_part
+    other_hit = sum(c.weight for c in others if c.status == "hit")
     return KEY_SHARE * key_part + (1 - KEY_SHARE) * other_hit / other_total
 
 
@@ -224,6 +298,8 @@ def assess(
     stuffing: bool,
     hedged: bool,
     arithmetic_error: bool = False,
+    gist: bool = False,
+    gesture: bool = False,
 ) -> Assessment:
     """Score, label and confidence from the outcomes of one answer.
 
@@ -239,6 +315,11 @@ def assess(
         arithmetic_error: the answer states a wrong computation (``4 + 4 = 9``): "a stated
             sum that is wrong counts as wrong" (issue 4), so the answer is incorrect unless
             its required concepts are all there (then partial at best).
+        gist: a rubric ``gist`` pattern matched: the answer gestures at the topic, which
+            makes it partial when nothing else is there and nothing wrong is stated
+            (docs/MARKING.md: "the central idea is gestured at without the mechanism").
+        gesture: the answer says it only gestures ("somehow", "something to do with"), so
+            it is partial at best.
 
     Returns:
         The assessment; ``score`` and ``confidence`` are in [0, 1], rounded to 3 decimals.
@@ -247,10 +328,11 @@ def assess(
     effective = [
         c
         if not stuffing or c.status != "hit"
-        else ConceptOutcome(c.id, c.weight, c.key, "missing", required=c.required)
+        else ConceptOutcome(c.id, c.weight, c.key, "missing", required=c.required, group=c.group)
         for c in concepts
     ]
-    credit = _credit(effective)
+    units = _key_units(effective)
+    credit = _credit(effective, units)
     raw = VERDICT_SHARE * (verdict_correct is True) + (1 - VERDICT_SHARE) * credit
     if not true_false:
         raw = credit
@@ -263,17 +345,21 @@ def assess(
 
     contradicted = [c for c in concepts if c.status == "contradicted"]
     wrong_cap = any(m.cap is not None and m.cap < PARTIAL_MIN for m in misconceptions)
-    required = [c for c in effective if c.required]
-    reasoning_complete = (
-        all(c.status == "hit" for c in required) if required else credit >= OPEN_CREDIT_MIN
-    )
+    reasoning_complete = all(hit for _, hit in units) if units else credit >= OPEN_CREDIT_MIN
+    gestured = gist and not stuffing and not misconceptions and not contradicted
     blocking = (
         verdict_correct is False
-        or (arithmetic_error and not (required and reasoning_complete))
+        or (arithmetic_error and not (units and reasoning_complete))
         or any(c.key for c in contradicted)
         or wrong_cap
         or stuffing
-        or (not credited and not misconceptions and not contradicted and not verdict_correct)
+        or (
+            not credited
+            and not misconceptions
+            and not contradicted
+            and not verdict_correct
+            and not gestured
+        )
     )
     if blocking:
         label = Label.INCORRECT
@@ -283,10 +369,11 @@ def assess(
         and not misconceptions
         and not stuffing
         and not arithmetic_error
+        and not gesture
         and verdict_correct is not False
     ):
         label = Label.CORRECT
-    elif verdict_correct or credited:
+    elif verdict_correct or credited or gestured:
         label = Label.PARTIAL
     else:
         label = Label.INCORRECT

@@ -113,3 +113,67 @@ def test_a_clause_initial_without_is_conditional() -> None:
 def test_hedges_are_noticed() -> None:
     stream = segment(normalize("maybe it accumulates"))
     assert scope(stream).hedged
+
+
+def test_a_conditional_without_clause_ends_where_a_no_phrase_begins() -> None:
+    text = "without backward no graph is built at all"
+    assert conditional_words(text) == {"without", "backward"}
+    assert {"graph", "built"} <= negated_words(text)
+
+
+def test_a_cue_that_ends_a_sentence_does_not_reach_into_the_next() -> None:
+    assert "accumulate" not in negated_words("Not true. Gradients accumulate.")
+    assert "use" not in negated_words("It saves nothing. Use retain_graph=True.")
+
+
+def test_not_because_negates_the_reason() -> None:
+    assert "graph" in negated_words("it errors, but not because of the graph")
+
+
+def test_an_absence_does_not_reach_back_over_a_clause_joined_by_and() -> None:
+    text = "the chain ends there and encoder.weight.grad stays None"
+    assert "ends" not in negated_words(text)
+    assert "encoder.weight.grad" in negated_words(text)
+
+
+def test_an_absence_covers_code_names_joined_by_and() -> None:
+    assert {"x.grad", "y.grad"} <= negated_words("x.grad and y.grad are None")
+
+
+def test_without_negates_only_the_phrase_it_governs() -> None:
+    text = "backward without args only works for one element"
+    assert "args" in negated_words(text)
+    assert "works" not in negated_words(text)
+
+
+def test_an_arrow_ends_a_negation_scope() -> None:
+    text = "inputs don't require grad -> output has no grad_fn -> backward errors"
+    assert "errors" not in negated_words(text)
+
+
+def test_none_opening_a_sentence_does_not_deny_the_end_of_the_last() -> None:
+    assert "0" not in negated_words("a.grad gives tensor(0.). None would mean it was never reached")
+
+
+def test_what_a_verb_of_hindering_keeps_from_happening_is_a_mention() -> None:
+    text = "no_grad only stops new ops from being recorded"
+    assert "recorded" in conditional_words(text)
+    assert "recorded" not in negated_words(text)
+
+
+def test_a_remedy_that_keeps_a_problem_from_happening_still_names_it() -> None:
+    assert "piling" in conditional_words("zero_grad keeps the grads from piling up")
+
+
+def test_from_without_a_verb_of_hindering_is_no_cue() -> None:
+    text = "the gradient comes from the loss"
+    assert not conditional_words(text)
+    assert not negated_words(text)
+
+
+def test_no_before_a_code_name_inside_an_answer_is_a_determiner() -> None:
+    assert "grad_fn" in negated_words("it is not recorded, no grad_fn either")
+
+
+def test_no_opening_an_answer_before_code_is_an_interjection() -> None:
+    assert "x.grad" not in negated_words("No x.grad accumulates")

@@ -130,3 +130,16 @@ def test_possessive_italic_patterns_strip_exactly_what_the_lazy_ones_did(text: s
     ):
         lazy = _LAZY_ITALICS[marker].sub(normalize_module._unemphasise, text)
         assert compiled.sub(normalize_module._unemphasise, text) == lazy
+
+
+@pytest.mark.parametrize("dot", ["·", "⋅", "∙"])
+def test_a_product_dot_is_multiplication(dot: str) -> None:
+    assert normalize(f"2 + 2{dot}2") == "2 + 2*2"
+
+
+def test_superscript_digits_are_exponents() -> None:
+    assert normalize("3·3² = 27 and x³") == "3*3**2 = 27 and x**3"
+
+
+def test_powers_written_with_double_stars_are_not_bold() -> None:
+    assert normalize("y = x**2 + w**2") == "y = x**2 + w**2"

@@ -57,3 +57,19 @@ def test_one_is_not_a_number_word() -> None:
 
 def test_huge_powers_do_not_blow_up() -> None:
     assert segment(normalize("9 ** 999999 = 1")).wrong_arithmetic is False
+
+
+def test_arithmetic_written_with_a_product_dot_holds() -> None:
+    stream = segment(normalize("x.grad == 6 (= 2 + 2·2)"))
+    assert not stream.wrong_arithmetic
+    assert 6.0 in stream.values.values()
+
+
+def test_an_arrow_before_any_operator_leads_on_rather_than_equals() -> None:
+    stream = segment(normalize("call it on 3 -> 3 * 3 ** 2 = 27"))
+    assert not stream.wrong_arithmetic
+    assert 27.0 in stream.values.values()
+
+
+def test_an_arrow_after_an_operator_states_a_result() -> None:
+    assert segment(normalize("4 + 4 -> 9")).wrong_arithmetic

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.content.models import Label
+from bot.grading.normalize import normalize
 from bot.grading.scoring import (
     CORRECT_MIN,
     PARTIAL_MIN,
@@ -11,7 +14,10 @@ from bot.grading.scoring import (
     MisconceptionOutcome,
     Status,
     assess,
+    is_keyword_stuffing,
 )
+from bot.grading.sentences import segment
+from bot.grading.synonyms import domain_stems
 
 
 def concept(status: Status, key: bool = True, weight: float = 2.0, **kw: bool) -> ConceptOutcome:
@@ -155,3 +161,51 @@ def test_a_score_near_a_threshold_lowers_confidence() -> None:
 
 def test_a_missing_verdict_lowers_confidence() -> None:
     assert run([concept("hit")], verdict_correct=None).confidence < run([concept("hit")]).confidence
+
+
+def grouped(cid: str, status: Status, weight: float = 2.0) -> ConceptOutcome:
+    """A concept of the rubric's first ``required_any`` group."""
+    return ConceptOutcome(cid, weight, True, status, group=0)
+
+
+def test_one_concept_of_a_required_group_completes_it() -> None:
+    result = run([grouped("a", "hit"), grouped("b", "missing")])
+    assert result.label is Label.CORRECT
+
+
+def test_a_required_group_weighs_as_its_heaviest_concept() -> None:
+    # key units: "r" (weight 1, missing) and the group (weight 3, credited through "a");
+    # they carry 75% of the credit, the side concept (missing) the other 25%
+    required = ConceptOutcome("r", 1.0, True, "missing", required=True)
+    side = concept("missing", key=False, weight=1)
+    concepts = [required, grouped("a", "hit", 1.0), grouped("b", "missing", 3.0), side]
+    result = run(concepts, verdict_correct=None, true_false=False)
+    assert result.label is Label.PARTIAL
+    assert result.score == round(0.75 * 3 / 4, 3)
+
+
+def test_a_gist_makes_an_answer_with_nothing_else_partial() -> None:
+    result = run([concept("missing")], verdict_correct=None, true_false=False, gist=True)
+    assert result.label is Label.PARTIAL
+    assert result.score == PARTIAL_MIN
+
+
+def test_a_gesture_keeps_a_complete_answer_partial() -> None:
+    assert run([concept("hit")], gesture=True).label is Label.PARTIAL
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "relu derivative 0 subgradient convention",  # a number is not a statement
+        "backward twice retain_graph error graph",  # "twice" is not grammar
+    ],
+)
+def test_keyword_lists_with_numbers_or_twice_are_lists(text: str) -> None:
+    stream = segment(normalize(text))
+    assert is_keyword_stuffing(stream, 0, set, domain_stems())
+
+
+def test_a_stated_value_is_not_a_keyword_list() -> None:
+    stream = segment(normalize("x.grad = 8 after backward twice"))
+    assert not is_keyword_stuffing(stream, 0, set, domain_stems())
