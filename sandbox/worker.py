@@ -8,7 +8,9 @@ This is the bot-side half of the sandbox (no torch import). The HTTP service
 
 Each job gets a fresh Unix socket pair; one end goes to the zygote (SCM_RIGHTS), which hands
 it to a ready spare; the worker writes the :class:`~sandbox.internal.JobSpec` and reads the
-:class:`~sandbox.protocol.JobOutcome` from its end, bounded in size and time.
+:class:`~sandbox.internal.JobAnswer` from its end, bounded in size and time. When the request
+asked for the graph, the job's graph text is validated here as an
+:class:`~sandbox.protocol.AutogradGraph` (a hostile job can write anything there).
 """
 
 from __future__ import annotations
@@ -29,8 +31,14 @@ from pydantic import ValidationError
 from sandbox.cache import CacheKey, MemoryResultCache, ResultCache
 from sandbox.curated import CuratedSnippets
 from sandbox.errors import SandboxBusy, SandboxError, SandboxRejected, SandboxUnavailable
-from sandbox.internal import JobSpec, ZygoteHello, max_result_bytes
-from sandbox.protocol import Health, JobOutcome, RunRequest, RunResult, code_sha256
+from sandbox.internal import JobAnswer, JobSpec, ZygoteHello, max_result_bytes
+from sandbox.protocol import (
+    AutogradGraph,
+    Health,
+    RunRequest,
+    RunResult,
+    code_sha256,
+)
 from sandbox.settings import SandboxSettings
 from sandbox.zygote import JOB_ENV
 
@@ -250,7 +258,7 @@ class Worker:
                 f"this sandbox runs only the question bank's snippets: {hello.reason}",
                 "refused",
             )
-        key = CacheKey(code_sha256=digest, torch_version=hello.torch_version)
+        key = CacheKey(code_sha256=digest, torch_version=hello.torch_version, graph=request.graph)
         if curated and request.use_cache and limits == self.settings.limits:
             hit = self.cache.get(key)
             if hit is not None:
@@ -265,16 +273,27 @@ class Worker:
             self._waiting -= 1
         self._running += 1
         try:
-            outcome = await self._run_job(JobSpec(code=request.code, limits=limits))
+            answer = await self._run_job(
+                JobSpec(code=request.code, limits=limits, graph=request.graph)
+            )
         finally:
             self._running -= 1
             self._slots.release()
-        result = RunResult.from_outcome(outcome, limits, hello.backend, hello.torch_version)
-        if curated and result.ok and limits == self.settings.limits:
+        graph, graph_error = read_graph(answer) if request.graph else (None, None)
+        result = RunResult.from_outcome(
+            answer.outcome,
+            limits,
+            hello.backend,
+            hello.torch_version,
+            graph=graph,
+            graph_error=graph_error,
+        )
+        complete = graph is not None or not request.graph
+        if curated and result.ok and complete and limits == self.settings.limits:
             self.cache.put(key, result)
         return result
 
-    async def _run_job(self, spec: JobSpec) -> JobOutcome:
+    async def _run_job(self, spec: JobSpec) -> JobAnswer:
         hello = await self.start()
         assert self._ctl is not None
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -309,7 +328,7 @@ class Worker:
                 f"the sandbox ({hello.backend}) closed the job without an answer"
             )
         try:
-            return JobOutcome.model_validate_json(raw)
+            return JobAnswer.model_validate_json(raw)
         except ValidationError as exc:
             raise SandboxUnavailable("the sandbox answered with something unreadable") from exc
 
@@ -320,6 +339,26 @@ class Worker:
                 await self.run(RunRequest(code=code))
             except SandboxError as exc:
                 log.warning("prewarm of a curated snippet failed: %s", exc)
+
+
+def read_graph(answer: JobAnswer) -> tuple[AutogradGraph | None, str | None]:
+    """Validate the graph text a job wrote: ``(graph, None)`` or ``(None, why not)``.
+
+    The text comes from inside the jail, where hostile code may have forged it; it becomes a
+    graph only if it is a valid :class:`~sandbox.protocol.AutogradGraph` (sizes, kinds,
+    references, no cycle, printable labels). A refusal is logged with its first problem.
+    """
+    if answer.graph_text is None:
+        return None, answer.graph_problem or "the snippet ended before its graph was written"
+    try:
+        return AutogradGraph.model_validate_json(answer.graph_text), None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        message = first["msg"].removeprefix("Value error, ")
+        problem = (f"{where}: {message}" if where else message)[:300]
+        log.warning("refused a job's graph: %s", problem)
+        return None, f"the job's graph was refused: {problem}"
 
 
 async def _read_bounded(reader: asyncio.StreamReader, limit: int) -> bytes:
