@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Literal
 import discord
 
 from bot.discord_app.answer import answer_view
+from bot.discord_app.graphs import graph_view
 from bot.discord_app.limits import THREAD_NAME
 from bot.discord_app.ports import DropToPost, DropToReveal, SandboxUnavailable, SnippetRun
 from bot.discord_app.render import clip, question_embed, reveal_embeds
@@ -224,7 +225,9 @@ class DropScheduler:
         forbidden: discord.HTTPException | None = None
         for target, content in targets:
             try:
-                sent = await target.send(content=content, embeds=embeds)
+                sent = await target.send(
+                    content=content, embeds=embeds, view=graph_view(item.id, reveal.drop_id)
+                )
             except discord.Forbidden as exc:
                 forbidden = exc
                 continue

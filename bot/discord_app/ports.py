@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bot.content.models import Item, Kind, Label
 from bot.grading.models import GradeResult, Response
+from sandbox.protocol import AutogradGraph
 
 Snowflake = int
 """A Discord id (64-bit unsigned integer)."""
@@ -136,6 +137,10 @@ class SnippetRun(Model):
         duration_ms: wall time of the run in milliseconds.
         cached: the result came from the curated-snippet cache.
         torch_version: the torch release that produced it, e.g. ``2.13.0``.
+        graph: when asked (``graph=True``): the autograd graph the snippet left in scope,
+            validated by the sandbox (``sandbox.protocol.AutogradGraph``; its text is
+            untrusted), or None.
+        graph_error: when asked and ``graph`` is None: why, in words from the sandbox.
     """
 
     stdout: str = ""
@@ -146,6 +151,8 @@ class SnippetRun(Model):
     duration_ms: int = Field(0, ge=0)
     cached: bool = False
     torch_version: str | None = None
+    graph: AutogradGraph | None = None
+    graph_error: str | None = None
 
 
 class AttemptIn(Model):
@@ -402,16 +409,25 @@ class Grader(Protocol):
 class Sandbox(Protocol):
     """Runs snippets in the sandbox worker."""
 
-    async def run_curated(self, item: Item) -> SnippetRun:
+    async def run_curated(self, item: Item, *, graph: bool = False) -> SnippetRun:
         """The real output of an item's snippet, from the result cache when present.
+
+        Args:
+            item: the item whose snippet runs.
+            graph: also return its autograd graph (``SnippetRun.graph``); results with and
+                without the graph are cached apart by the sandbox.
 
         Raises:
             SandboxUnavailable: the worker is down or slower than the timeout.
         """
         ...
 
-    async def run_learner(self, code: str) -> SnippetRun:
+    async def run_learner(self, code: str, *, graph: bool = False) -> SnippetRun:
         """Run a learner's own snippet (at most 4,000 characters) in isolation.
+
+        Args:
+            code: the learner's snippet.
+            graph: also return its autograd graph (``SnippetRun.graph``).
 
         Raises:
             SandboxUnavailable: the worker is down or slower than the timeout.

@@ -44,6 +44,7 @@ from bot.discord_app.ports import (
     SnippetRun,
 )
 from bot.grading.models import Feedback, GradeResult, Response
+from sandbox.protocol import AutogradGraph, GraphEdge, GraphNode, TensorFacts
 
 
 class Clock:
@@ -118,6 +119,25 @@ class FakeGrader:
         )
 
 
+def small_graph() -> AutogradGraph:
+    """``y = x * 2`` as the sandbox would extract it: y -> MulBackward0 -> AccumulateGrad -> x."""
+    leaf = TensorFacts(names=["x"], shape=[2], dtype="float32", requires_grad=True, is_leaf=True)
+    out = TensorFacts(names=["y"], shape=[2], dtype="float32", requires_grad=True, is_leaf=False)
+    return AutogradGraph(
+        nodes=[
+            GraphNode(id=0, kind="tensor", label="y", tensor=out),
+            GraphNode(id=1, kind="backward", label="MulBackward0"),
+            GraphNode(id=2, kind="backward", label="AccumulateGrad"),
+            GraphNode(id=3, kind="tensor", label="x", tensor=leaf),
+        ],
+        edges=[
+            GraphEdge(source=0, target=1, kind="grad_fn"),
+            GraphEdge(source=1, target=2, kind="next"),
+            GraphEdge(source=2, target=3, kind="variable"),
+        ],
+    )
+
+
 class FakeSandbox:
     """A sandbox whose health the test chooses.
 
@@ -125,6 +145,9 @@ class FakeSandbox:
         mode: ``ok``; ``down`` (raises SandboxUnavailable); ``slow`` (waits for ``gate``);
             ``no_isolation`` (refuses learner code, serves curated snippets).
         learner_result: what ``run_learner`` returns in ``ok`` mode.
+        graph: the graph returned when a caller asks for one (None: the sandbox could not
+            read one, with ``graph_error``).
+        graph_calls: ``(item id or "learner", graph asked)`` per call.
     """
 
     def __init__(self) -> None:
@@ -135,6 +158,15 @@ class FakeSandbox:
         )
         self.curated_calls: list[str] = []
         self.learner_calls: list[str] = []
+        self.graph: AutogradGraph | None = small_graph()
+        self.graph_error = "the snippet ended before its graph was written"
+        self.graph_calls: list[tuple[str, bool]] = []
+
+    def _with_graph(self, run: SnippetRun, graph: bool) -> SnippetRun:
+        if not graph:
+            return run
+        error = None if self.graph is not None else self.graph_error
+        return run.model_copy(update={"graph": self.graph, "graph_error": error})
 
     async def _health(self) -> None:
         if self.mode == "down":
@@ -142,10 +174,11 @@ class FakeSandbox:
         if self.mode == "slow":
             await self.gate.wait()
 
-    async def run_curated(self, item: Item) -> SnippetRun:
+    async def run_curated(self, item: Item, *, graph: bool = False) -> SnippetRun:
         self.curated_calls.append(item.id)
+        self.graph_calls.append((item.id, graph))
         await self._health()
-        return SnippetRun(
+        run = SnippetRun(
             stdout=item.expected_output,
             status="ok",
             ok=True,
@@ -153,13 +186,15 @@ class FakeSandbox:
             cached=True,
             torch_version=item.torch_version,
         )
+        return self._with_graph(run, graph)
 
-    async def run_learner(self, code: str) -> SnippetRun:
+    async def run_learner(self, code: str, *, graph: bool = False) -> SnippetRun:
         self.learner_calls.append(code)
+        self.graph_calls.append(("learner", graph))
         await self._health()
         if self.mode == "no_isolation":
             raise LearnerCodeRefused("no user namespaces (test)")
-        return self.learner_result
+        return self._with_graph(self.learner_result, graph)
 
 
 class ExportModel(BaseModel):
