@@ -10,12 +10,13 @@ The one renderer of graph pictures, for every front end::
 Layout: a layered drawing, the named output tensors at the top and the leaf tensors at the
 bottom, every arrow pointing the way ``backward()`` goes (tensor -> its ``grad_fn`` ->
 ``next_functions`` -> ``AccumulateGrad`` -> the leaf whose ``.grad`` it fills). Layers come
-from the longest path (networkx), nodes are then pulled down next to what they feed, and
-two barycenter sweeps reduce crossings. Drawn with matplotlib's Agg canvas (no pyplot, no
-display), about 1,000 px wide with 10-16 pt monospace text so it stays legible when Discord
-shows it ~400 px wide. Leaf tensors (green), tensors with a ``grad_fn`` (blue), cut tensors
-(red, dashed) and backward nodes (grey) differ in colour *and* outline; cut edges are red
-and dashed; a legend says so.
+from the longest path (networkx), nodes are then pulled down next to what they feed, an
+edge crossing several layers gets a bend point in each, barycenter sweeps order the rows
+and pull boxes over their neighbours (Sugiyama's method, simplified). Drawn with
+matplotlib's Agg canvas (no pyplot, no display), about 1,100 px wide with 9-16 pt monospace
+text so it stays legible when Discord shows it ~400 px wide. Leaf tensors (green), tensors
+with a ``grad_fn`` (blue), cut tensors (red, dashed outline) and backward nodes (grey)
+differ in colour and text; cut edges are red, dashed and labelled; a legend says so.
 
 matplotlib and networkx are imported on the first call, not at import time, so the bot's
 idle memory does not pay for them. All text comes from an untrusted job: glyphs the font
@@ -124,9 +125,10 @@ def render_graph_png(graph: AutogradGraph, *, title: str | None = None) -> bytes
         title: shown after "Autograd graph" (e.g. an item id); clipped to 60 characters.
 
     Returns:
-        PNG bytes, about 800-1,200 px wide (wider only for very wide graphs) and as tall as
-        the graph's layers need (at most ~3,200 px); an empty graph gives a small picture
-        saying there is nothing to draw.
+        PNG bytes, about 1,100 px wide (wider only for graphs too wide for 9 pt text) and
+        as tall as the graph's layers need: the text shrinks to keep it within 3,200 px,
+        which holds up to ~50 layers; a deeper (truncated) chain makes a taller picture.
+        An empty graph gives a small picture saying there is nothing to draw.
 
     Raises:
         RendererUnavailable: matplotlib or networkx is missing.
