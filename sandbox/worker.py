@@ -22,6 +22,7 @@ import math
 import os
 import socket
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -279,16 +280,16 @@ class Worker:
         finally:
             self._running -= 1
             self._slots.release()
-        graph, graph_error = read_graph(answer) if request.graph else (None, None)
+        reading = read_graph(answer) if request.graph else GraphReading(None, None)
         result = RunResult.from_outcome(
             answer.outcome,
             limits,
             hello.backend,
             hello.torch_version,
-            graph=graph,
-            graph_error=graph_error,
+            graph=reading.graph,
+            graph_error=reading.error,
         )
-        complete = graph is not None or not request.graph
+        complete = reading.graph is not None or not request.graph
         if curated and result.ok and complete and limits == self.settings.limits:
             self.cache.put(key, result)
         return result
@@ -341,24 +342,38 @@ class Worker:
                 log.warning("prewarm of a curated snippet failed: %s", exc)
 
 
-def read_graph(answer: JobAnswer) -> tuple[AutogradGraph | None, str | None]:
-    """Validate the graph text a job wrote: ``(graph, None)`` or ``(None, why not)``.
+@dataclass(frozen=True, slots=True)
+class GraphReading:
+    """What became of a job's graph text.
+
+    Attributes:
+        graph: the validated graph, or None.
+        error: why there is no graph (None when there is one).
+    """
+
+    graph: AutogradGraph | None
+    error: str | None
+
+
+def read_graph(answer: JobAnswer) -> GraphReading:
+    """Validate the graph text a job wrote.
 
     The text comes from inside the jail, where hostile code may have forged it; it becomes a
     graph only if it is a valid :class:`~sandbox.protocol.AutogradGraph` (sizes, kinds,
     references, no cycle, printable labels). A refusal is logged with its first problem.
     """
     if answer.graph_text is None:
-        return None, answer.graph_problem or "the snippet ended before its graph was written"
+        why = answer.graph_problem or "the snippet ended before its graph was written"
+        return GraphReading(None, why)
     try:
-        return AutogradGraph.model_validate_json(answer.graph_text), None
+        return GraphReading(AutogradGraph.model_validate_json(answer.graph_text), None)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         message = first["msg"].removeprefix("Value error, ")
         problem = (f"{where}: {message}" if where else message)[:300]
         log.warning("refused a job's graph: %s", problem)
-        return None, f"the job's graph was refused: {problem}"
+        return GraphReading(None, f"the job's graph was refused: {problem}")
 
 
 async def _read_bounded(reader: asyncio.StreamReader, limit: int) -> bytes:

@@ -9,7 +9,7 @@ import pytest
 
 from sandbox.internal import JobAnswer
 from sandbox.protocol import MAX_GRAPH_EDGES, MAX_GRAPH_NODES, AutogradGraph, JobOutcome
-from sandbox.worker import read_graph
+from sandbox.worker import GraphReading, read_graph
 
 LEAF = {"names": ["x"], "shape": [2], "dtype": "float32", "requires_grad": True, "is_leaf": True}
 
@@ -35,18 +35,18 @@ def graph(**changes: Any) -> dict[str, Any]:
 
 def refusal(body: dict[str, Any]) -> str:
     answer = JobAnswer(outcome=JobOutcome(exit_code=0), graph_text=json.dumps(body))
-    got, error = read_graph(answer)
-    assert got is None
-    assert error is not None
-    return error
+    reading = read_graph(answer)
+    assert reading.graph is None
+    assert reading.error is not None
+    return reading.error
 
 
 def test_a_well_formed_graph_is_accepted() -> None:
     answer = JobAnswer(outcome=JobOutcome(exit_code=0), graph_text=json.dumps(graph()))
-    got, error = read_graph(answer)
-    assert error is None
-    assert got is not None
-    assert [n.label for n in got.nodes] == ["y", "MulBackward0", "AccumulateGrad", "x"]
+    reading = read_graph(answer)
+    assert reading.error is None
+    assert reading.graph is not None
+    assert [n.label for n in reading.graph.nodes] == ["y", "MulBackward0", "AccumulateGrad", "x"]
 
 
 def test_parallel_edges_are_kept() -> None:
@@ -132,15 +132,14 @@ def test_unknown_fields_are_refused() -> None:
 
 def test_text_that_is_not_json_is_refused() -> None:
     answer = JobAnswer(outcome=JobOutcome(exit_code=0), graph_text='{"nodes": [')
-    got, error = read_graph(answer)
-    assert got is None
+    error = read_graph(answer).error
     assert error is not None
     assert error.startswith("the job's graph was refused: ")
 
 
 def test_no_graph_text_keeps_the_spares_reason() -> None:
     answer = JobAnswer(outcome=JobOutcome(exit_code=0), graph_problem="too large")
-    assert read_graph(answer) == (None, "too large")
+    assert read_graph(answer) == GraphReading(None, "too large")
 
 
 def test_the_refusal_is_a_short_sentence_that_does_not_echo_the_input() -> None:
