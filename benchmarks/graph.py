@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.content.loader import load_bank  # noqa: E402
+from sandbox.curated import CuratedSnippets  # noqa: E402
 from sandbox.protocol import AutogradGraph, RunRequest  # noqa: E402
 from sandbox.settings import SandboxSettings  # noqa: E402
 from sandbox.worker import Worker  # noqa: E402
@@ -55,7 +56,9 @@ async def extraction(rounds: int) -> list[tuple[str, AutogradGraph]]:
     wall = {False: [], True: []}  # type: dict[bool, list[float]]
     sizes: list[float] = []
     graphs: list[tuple[str, AutogradGraph]] = []
-    async with Worker(SandboxSettings(content=[ROOT / "content"])) as worker:
+    # Nothing curated: a curated snippet always runs with its graph (one cache entry for
+    # both), so the comparison runs the bank's snippets as learner code (needs isolation).
+    async with Worker(SandboxSettings(), curated=CuratedSnippets()) as worker:
         assert worker.hello is not None
         print(f"worker backend: {worker.hello.backend}; {len(bank)} bank snippets x {rounds}")
         for round_no in range(rounds):

@@ -35,21 +35,16 @@ class CacheKey(BaseModel):
     Attributes:
         code_sha256: :func:`sandbox.protocol.code_sha256` of the snippet.
         torch_version: the torch that produced the result, e.g. ``2.13.0``.
-        graph: the result carries the autograd graph (``RunRequest.graph``); a run with the
-            graph and one without are cached apart.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     code_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     torch_version: str = Field(min_length=1, max_length=64)
-    graph: bool = False
 
     def text(self) -> str:
-        """The key as one string, ``<torch_version>:<sha256>``, plus ``:graph`` for a run
-        with the graph (keys written before graphs existed stay valid)."""
-        suffix = ":graph" if self.graph else ""
-        return f"{self.torch_version}:{self.code_sha256}{suffix}"
+        """The key as one string, ``<torch_version>:<sha256>``."""
+        return f"{self.torch_version}:{self.code_sha256}"
 
 
 class ResultCache(Protocol):

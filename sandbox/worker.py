@@ -239,8 +239,14 @@ class Worker:
     async def run(self, request: RunRequest) -> RunResult:
         """Run one snippet (or answer a curated one from the cache).
 
+        A curated snippet always runs with its graph extracted (it changes no output: a
+        test checks every bank snippet), so its one cache entry serves requests with and
+        without ``graph``; the graph is dropped from the answer when it was not asked for.
+        A cached result without a graph (stored before graphs existed) is run again when
+        the graph is asked for.
+
         Args:
-            request: the code and any lowered limits.
+            request: the code, any lowered limits, and whether to return the graph.
 
         Returns:
             The result, with its status line.
@@ -259,11 +265,12 @@ class Worker:
                 f"this sandbox runs only the question bank's snippets: {hello.reason}",
                 "refused",
             )
-        key = CacheKey(code_sha256=digest, torch_version=hello.torch_version, graph=request.graph)
+        key = CacheKey(code_sha256=digest, torch_version=hello.torch_version)
         if curated and request.use_cache and limits == self.settings.limits:
             hit = self.cache.get(key)
-            if hit is not None:
-                return hit.model_copy(update={"cached": True})
+            has_graph = hit is not None and (hit.graph is not None or hit.graph_error is not None)
+            if hit is not None and (has_graph or not request.graph):
+                return _as_asked(hit.model_copy(update={"cached": True}), request.graph)
         if self._running + self._waiting >= self.settings.concurrency + self.settings.queue:
             retry = self.retry_after_s()
             raise SandboxBusy(f"the sandbox is busy; retry after {retry:g} s", retry)
@@ -273,14 +280,13 @@ class Worker:
         finally:
             self._waiting -= 1
         self._running += 1
+        extract = request.graph or curated
         try:
-            answer = await self._run_job(
-                JobSpec(code=request.code, limits=limits, graph=request.graph)
-            )
+            answer = await self._run_job(JobSpec(code=request.code, limits=limits, graph=extract))
         finally:
             self._running -= 1
             self._slots.release()
-        reading = read_graph(answer) if request.graph else GraphReading(None, None)
+        reading = read_graph(answer) if extract else GraphReading(None, None)
         result = RunResult.from_outcome(
             answer.outcome,
             limits,
@@ -289,10 +295,9 @@ class Worker:
             graph=reading.graph,
             graph_error=reading.error,
         )
-        complete = reading.graph is not None or not request.graph
-        if curated and result.ok and complete and limits == self.settings.limits:
+        if curated and result.ok and limits == self.settings.limits:
             self.cache.put(key, result)
-        return result
+        return _as_asked(result, request.graph)
 
     async def _run_job(self, spec: JobSpec) -> JobAnswer:
         hello = await self.start()
@@ -340,6 +345,13 @@ class Worker:
                 await self.run(RunRequest(code=code))
             except SandboxError as exc:
                 log.warning("prewarm of a curated snippet failed: %s", exc)
+
+
+def _as_asked(result: RunResult, graph: bool) -> RunResult:
+    """``result`` without its graph fields unless the request asked for the graph."""
+    if graph:
+        return result
+    return result.model_copy(update={"graph": None, "graph_error": None})
 
 
 @dataclass(frozen=True, slots=True)

@@ -414,8 +414,8 @@ class Sandbox(Protocol):
 
         Args:
             item: the item whose snippet runs.
-            graph: also return its autograd graph (``SnippetRun.graph``); results with and
-                without the graph are cached apart by the sandbox.
+            graph: also return its autograd graph (``SnippetRun.graph``); the sandbox
+                answers it from the same cache entry as the output.
 
         Raises:
             SandboxUnavailable: the worker is down or slower than the timeout.

@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 
 from bot.content.loader import Bank
+from sandbox.cache import CacheKey
 from sandbox.curated import CuratedSnippets
-from sandbox.protocol import MAX_GRAPH_NODES, RunRequest, RunResult
+from sandbox.protocol import MAX_GRAPH_NODES, RunRequest, RunResult, code_sha256
 from sandbox.settings import SandboxSettings
 from sandbox.worker import Worker
 from tests.conftest import CONTENT, ROOT
@@ -30,13 +31,21 @@ TRIVIAL = "import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * x).sum(
 
 
 class Box:
-    """A started worker on its own event loop, called synchronously."""
+    """A started worker on its own event loop, called synchronously.
+
+    Nothing is curated unless a test says so with :meth:`curate` (a curated snippet always
+    runs with its graph, so comparing runs with and without it needs learner code).
+    """
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         settings = SandboxSettings(backend="namespaces", content=[CONTENT], wall_s=10)
-        self.worker = Worker(settings, curated=CuratedSnippets.load([CONTENT]))
+        self.worker = Worker(settings, curated=CuratedSnippets())
         self.loop.run_until_complete(self.worker.start())
+
+    def curate(self, *codes: str) -> None:
+        """Make these snippets curated (trusted, cached) from now on."""
+        self.worker.curated = CuratedSnippets(codes)
 
     def run(self, code: str, **fields: Any) -> RunResult:
         request = RunRequest(code=code, **{"use_cache": False, **fields})
@@ -88,12 +97,33 @@ def test_a_run_without_the_graph_carries_none(box: Box) -> None:
 
 def test_a_curated_graph_is_served_from_the_cache_the_second_time(box: Box, bank: Bank) -> None:
     code = bank.items["TF5"].snippet
+    box.curate(code)
     first = box.run(code, graph=True, use_cache=True)
     second = box.run(code, graph=True, use_cache=True)
-    plain = box.run(code, use_cache=True)
     assert second.cached
     assert second.graph == first.graph
-    assert plain.graph is None
+
+
+def test_one_cache_entry_answers_with_and_without_the_graph(box: Box, bank: Bank) -> None:
+    code = bank.items["EC7"].snippet
+    box.curate(code)
+    plain = box.run(code, use_cache=True)
+    drawn = box.run(code, graph=True, use_cache=True)
+    assert (plain.graph, drawn.cached) == (None, True)
+    assert drawn.graph is not None
+
+
+def test_a_cached_result_from_before_graphs_is_run_again_for_its_graph(
+    box: Box, bank: Bank
+) -> None:
+    code = bank.items["WHY1"].snippet
+    box.curate(code)
+    first = box.run(code, use_cache=True)
+    key = CacheKey(code_sha256=code_sha256(code), torch_version=first.torch_version)
+    box.worker.cache.put(key, first.model_copy(update={"graph": None, "graph_error": None}))
+    drawn = box.run(code, graph=True, use_cache=True)
+    assert not drawn.cached
+    assert drawn.graph is not None
 
 
 def test_a_snippet_that_raises_still_returns_its_graph_and_traceback(box: Box) -> None:
