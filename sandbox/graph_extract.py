@@ -418,10 +418,14 @@ def extract_graph(
 def _build(b: _Builder, namespace: dict[str, Any], source: str) -> None:
     h = b.h
     in_scope = _scope(h, namespace)
-    marked = _marked(h, namespace.get(MARKER))
-    for name, tensor in marked or []:
+    marker = namespace.get(MARKER)
+    marked = _marked(h, marker)
+    chosen = type(marker) is dict  # the snippet's own names come first; __graph__[0] last
+    for name, tensor in (marked or []) if chosen else []:
         b.name(tensor, name)
     for name, tensor in in_scope:
+        b.name(tensor, name)
+    for name, tensor in [] if chosen else (marked or []):
         b.name(tensor, name)
     roots = marked if marked is not None else in_scope
     if marked == []:

@@ -183,6 +183,11 @@ def test_graph_marks_which_tensors_are_drawn(extract: Extract) -> None:
     assert "ExpBackward0" not in [n.label for n in g.graph.nodes]
 
 
+def test_a_marked_list_keeps_the_global_names_first(extract: Extract) -> None:
+    code = "import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 3\n__graph__ = [y]\n"
+    assert extract(code).graph.nodes[0].label == "y"
+
+
 def test_a_huge_graph_is_cut_at_the_cap_with_a_note(extract: Extract) -> None:
     code = (
         "import torch\nx = torch.ones(1, requires_grad=True)\ny = x\n"
