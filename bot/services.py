@@ -35,6 +35,7 @@ from bot.content.loader import Bank, load_bank
 from bot.content.models import Item
 from bot.grading import Grader
 from bot.progress.clock import Clock, system_clock
+from bot.progress.errors import InvalidCacheEntry
 from bot.progress.store import ProgressStore
 from bot.settings import TutorSettings
 from sandbox.cache import CacheKey
@@ -55,9 +56,14 @@ class SandboxRunner(Protocol):
     """
 
     async def run(
-        self, code: str, *, limits: LimitOverrides | None = None, use_cache: bool = True
+        self,
+        code: str,
+        *,
+        limits: LimitOverrides | None = None,
+        use_cache: bool = True,
+        graph: bool = False,
     ) -> RunResult:
-        """Run one snippet.
+        """Run one snippet; with ``graph``, also return the autograd graph it leaves.
 
         Raises:
             SandboxRejected: refused (too large, invalid, learner code without isolation).
@@ -162,8 +168,26 @@ class Snippets:
             await self.probe()
         return self.torch_version or item.torch_version
 
-    async def run_curated(self, item: Item) -> RunResult:
+    async def _cached(self, key: CacheKey, graph: bool) -> RunResult | None:
+        """The stored result for ``key`` as asked, or None when absent or (for ``graph``)
+        stored before graphs existed."""
+        hit = await self.cache.get(key)
+        if hit is None or (graph and not hit.graph_read):
+            return None
+        return hit.as_asked(graph=graph).model_copy(update={"cached": True})
+
+    async def run_curated(self, item: Item, *, graph: bool = False) -> RunResult:
         """The real output of ``item``'s snippet: from the store when cached, else run once.
+
+        A curated snippet is always run with its autograd graph extracted (the sandbox does
+        so anyway: it changes no output), so its one stored entry answers both kinds of
+        call; without ``graph`` the graph fields are dropped from the answer. An entry stored
+        before graphs existed answers ``graph=False`` and is run again for ``graph=True``.
+
+        Args:
+            item: the item whose snippet runs.
+            graph: also return the graph (``RunResult.graph``, or ``graph_error`` saying
+                why there is none).
 
         Returns:
             The result; ``cached`` is True when it came from the store or the worker's cache.
@@ -174,30 +198,37 @@ class Snippets:
         """
         digest = code_sha256(item.snippet)
         key = CacheKey(code_sha256=digest, torch_version=await self._known_torch(item))
-        hit = await self.cache.get(key)
+        hit = await self._cached(key, graph)
         if hit is not None:
-            return hit.model_copy(update={"cached": True})
+            return hit
         lock = self._running.setdefault(key.text(), asyncio.Lock())
         async with lock:
-            hit = await self.cache.get(key)
+            hit = await self._cached(key, graph)
             if hit is not None:
-                return hit.model_copy(update={"cached": True})
-            result = await self.runner.run(item.snippet)
+                return hit
+            result = await self.runner.run(item.snippet, graph=True)
             self.torch_version = result.torch_version
             if result.ok:
                 stored = CacheKey(code_sha256=digest, torch_version=result.torch_version)
-                await self.cache.put(stored, result.model_copy(update={"cached": False}))
-            return result
+                try:
+                    await self.cache.put(stored, result.model_copy(update={"cached": False}))
+                except InvalidCacheEntry as exc:  # over the store's 256 KiB: serve it uncached
+                    log.warning("not caching the result of %s: %s", item.id, exc)
+            return result.as_asked(graph=graph)
 
-    async def run_learner(self, code: str) -> RunResult:
+    async def run_learner(self, code: str, *, graph: bool = False) -> RunResult:
         """Run a learner's own snippet (never from the cache).
+
+        Args:
+            code: the learner's snippet (the modal allows 4,000 characters).
+            graph: also return the autograd graph it leaves (``RunResult.graph``).
 
         Raises:
             SandboxRejected: code ``refused`` when the worker has no isolation; ``too_large``
                 or ``invalid`` for a bad request.
             SandboxUnavailable: the worker is down, busy or too slow.
         """
-        result = await self.runner.run(code, use_cache=False)
+        result = await self.runner.run(code, use_cache=False, graph=graph)
         self.torch_version = result.torch_version
         return result
 

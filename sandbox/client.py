@@ -125,6 +125,7 @@ class SandboxClient:
         *,
         limits: LimitOverrides | None = None,
         use_cache: bool = True,
+        graph: bool = False,
     ) -> RunResult:
         """Run one snippet.
 
@@ -132,6 +133,8 @@ class SandboxClient:
             code: Python source (at most 64 KiB).
             limits: limits to lower for this run.
             use_cache: allow a cached result for a curated snippet.
+            graph: also return the autograd graph it leaves (``result.graph``, or
+                ``result.graph_error`` saying why there is none).
 
         Returns:
             The result; ``result.status`` is the line to show.
@@ -142,7 +145,9 @@ class SandboxClient:
             SandboxUnavailable: down, or no answer within ``timeout_s``.
         """
         try:
-            request = RunRequest(code=code, limits=limits or LimitOverrides(), use_cache=use_cache)
+            request = RunRequest(
+                code=code, limits=limits or LimitOverrides(), use_cache=use_cache, graph=graph
+            )
         except ValidationError as exc:
             raise SandboxRejected(first_error(exc), "too_large") from exc
         body = await self._call("POST", "/run", request.model_dump_json().encode())

@@ -47,6 +47,17 @@ def test_the_cli_and_every_bot_module_never_import_torch() -> None:
     assert "torch" not in loaded
 
 
+def test_importing_the_bot_does_not_load_the_graph_renderer() -> None:
+    statement = "\n".join(
+        f"import {info.name}"
+        for info in pkgutil.walk_packages(bot.__path__, prefix="bot.")
+        if not info.name.endswith("__main__")
+    )
+    loaded = imported_after(statement)
+    assert "matplotlib" not in loaded
+    assert "networkx" not in loaded
+
+
 def test_importing_the_bot_creates_no_client_and_reads_no_settings() -> None:
     statement = (
         "import gc, os\n"
