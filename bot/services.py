@@ -41,7 +41,7 @@ from bot.settings import TutorSettings
 from sandbox.cache import CacheKey
 from sandbox.client import LocalSandbox, SandboxClient
 from sandbox.errors import SandboxError, SandboxUnavailable
-from sandbox.protocol import Health, LimitOverrides, RunResult, code_sha256
+from sandbox.protocol import AutogradGraph, Health, LimitOverrides, RunResult, code_sha256
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ PROBE_INTERVAL_S = 60.0
 class SandboxRunner(Protocol):
     """What the service layer needs from a sandbox client (:class:`SandboxClient` has it).
 
-    Tests pass a fake with the same two methods to make the sandbox slow, down or refusing.
+    Tests pass a fake with the same methods to make the sandbox slow, down or refusing.
     """
 
     async def run(
@@ -76,6 +76,16 @@ class SandboxRunner(Protocol):
 
         Raises:
             SandboxUnavailable: the worker cannot be reached.
+        """
+        ...
+
+    async def render_graph(self, graph: AutogradGraph, *, title: str | None = None) -> bytes:
+        """The PNG of ``graph``, drawn by the worker's service (never in this process).
+
+        Raises:
+            SandboxRejected: ``unsupported`` (no renderer there), ``invalid``, ``too_large``,
+                ``failed``.
+            SandboxUnavailable: down, busy after retries, or slower than the timeout.
         """
         ...
 
@@ -231,6 +241,28 @@ class Snippets:
         result = await self.runner.run(code, use_cache=False, graph=graph)
         self.torch_version = result.torch_version
         return result
+
+    async def render_graph(self, graph: AutogradGraph, *, title: str | None = None) -> bytes:
+        """Have the sandbox worker draw ``graph`` as a PNG.
+
+        The worker draws it in its render process (``POST /graph.png``), so neither the bot
+        nor ``tutor play`` loads matplotlib; the worker keeps its 32 latest pictures, so a
+        reveal's graph clicked by a whole channel is drawn once.
+
+        Args:
+            graph: a graph from ``RunResult.graph``.
+            title: shown after "Autograd graph" (an item id, "your snippet"); at most 60
+                printable characters.
+
+        Returns:
+            PNG bytes (about 1,100 px wide; 50-100 KiB for the bank's graphs).
+
+        Raises:
+            SandboxRejected: code ``unsupported`` when the worker has no renderer;
+                ``invalid``, ``too_large`` or ``failed`` otherwise.
+            SandboxUnavailable: the worker is down, busy or too slow.
+        """
+        return await self.runner.render_graph(graph, title=title)
 
 
 @dataclass(frozen=True, slots=True)

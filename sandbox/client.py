@@ -3,8 +3,9 @@
 No torch here. The bot builds one :class:`SandboxClient` in its composition root::
 
     async with SandboxClient(unix_path=Path("/run/sandbox/sandbox.sock")) as sandbox:
-        result = await sandbox.run("import torch\\nprint(torch.ones(2))")
+        result = await sandbox.run("import torch\\nprint(torch.ones(2))", graph=True)
         await channel.send(result.status)
+        png = await sandbox.render_graph(result.graph, title="your snippet")  # drawn there
 
 Without a separate service, :class:`LocalSandbox` starts one as a child process on a
 private Unix socket and stops it on exit::
@@ -35,7 +36,11 @@ from pydantic import ValidationError
 
 from sandbox.errors import SandboxBusy, SandboxError, SandboxRejected, SandboxUnavailable
 from sandbox.protocol import (
+    MAX_GRAPH_REQUEST_BYTES,
+    PNG_SIGNATURE,
+    AutogradGraph,
     ErrorBody,
+    GraphPictureRequest,
     Health,
     LimitOverrides,
     RunRequest,
@@ -153,6 +158,44 @@ class SandboxClient:
         body = await self._call("POST", "/run", request.model_dump_json().encode())
         return RunResult.model_validate_json(body)
 
+    async def render_graph(self, graph: AutogradGraph, *, title: str | None = None) -> bytes:
+        """Have the service draw ``graph`` as a PNG (``POST /graph.png``).
+
+        The picture is drawn in the worker's render process, so this process never loads
+        matplotlib. Identical requests are answered from the service's recent pictures.
+
+        Args:
+            graph: a graph from :attr:`RunResult.graph` (validated again by the service).
+            title: shown after "Autograd graph", e.g. an item id; at most 60 printable
+                characters.
+
+        Returns:
+            The PNG bytes (about 1,100 px wide, ~50-100 KiB for the bank's graphs).
+
+        Raises:
+            SandboxRejected: code ``invalid`` (a bad title), ``too_large`` (over
+                :data:`~sandbox.protocol.MAX_GRAPH_REQUEST_BYTES`), ``unsupported`` (the
+                worker has no renderer, or predates ``/graph.png``), ``failed`` (the
+                renderer raised: a bug, in the worker's log).
+            SandboxBusy: the service stayed busy drawing other pictures.
+            SandboxUnavailable: down, or no picture within ``timeout_s``.
+        """
+        try:
+            request = GraphPictureRequest(graph=graph, title=title)
+        except ValidationError as exc:
+            raise SandboxRejected(first_error(exc), "invalid") from exc
+        body = request.model_dump_json().encode()
+        if len(body) > MAX_GRAPH_REQUEST_BYTES:
+            raise SandboxRejected(
+                f"the graph is {len(body):,} bytes as JSON; at most "
+                f"{MAX_GRAPH_REQUEST_BYTES:,} are drawn",
+                "too_large",
+            )
+        png = await self._call("POST", "/graph.png", body)
+        if not png.startswith(PNG_SIGNATURE):
+            raise SandboxUnavailable("the sandbox answered /graph.png with something not a PNG")
+        return png
+
     async def health(self) -> Health:
         """The service's :class:`~sandbox.protocol.Health` (also when not ready).
 
@@ -209,6 +252,12 @@ def _error_body(status: int, body: bytes) -> ErrorBody:
     try:
         return ErrorBody.model_validate_json(body)
     except ValidationError:
+        if status in (404, 405):
+            # aiohttp's own answer for a route it does not have: a worker from before it.
+            return ErrorBody(
+                error="unsupported",
+                message=f"the sandbox does not serve this (HTTP {status}); is it older?",
+            )
         kind: Literal["busy", "unavailable", "invalid"] = (
             "busy" if status == 503 else "unavailable" if status >= 500 else "invalid"
         )

@@ -10,6 +10,11 @@ Both sides import this module; it never imports torch. A run is one HTTP exchang
 Errors are an :class:`ErrorBody` with a machine ``error`` code and a human ``message``
 (413 too large, 422 invalid, 403 refused, 503 busy with a ``Retry-After`` header).
 
+A graph is drawn by the worker's service process, never by the bot::
+
+    POST /graph.png   GraphPictureRequest {"graph": {...}, "title": "TF5"}
+    200               image/png bytes
+
 With ``"graph": true`` the result also carries the autograd graph the snippet left in its
 global scope, as an :class:`AutogradGraph` (or ``graph_error`` saying why there is none)::
 
@@ -395,6 +400,52 @@ def _has_cycle(successors: dict[int, list[int]]) -> bool:
     return False
 
 
+MAX_GRAPH_TITLE_CHARS = 60
+"""Characters of a picture's title (an item id, "your snippet")."""
+
+MAX_GRAPH_REQUEST_BYTES = MAX_GRAPH_BYTES + 4 * 1024
+"""Bytes of a ``POST /graph.png`` body: a graph as large as the worker accepts from a job,
+plus room for the title and the envelope. A larger body is answered 413."""
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+"""The first eight bytes of every PNG file (RFC 2083, section 3.1)."""
+
+
+class GraphPictureRequest(BaseModel):
+    """``POST /graph.png``: draw this graph.
+
+    The graph is validated exactly as one read from a job (:class:`AutogradGraph`): a bot
+    sends back what the worker gave it, but the service trusts no caller with the renderer.
+    Example body::
+
+        {"graph": {"nodes": [...], "edges": [...], "truncated": false, "untracked": [],
+                   "notes": []},
+         "title": "TF5"}
+
+    Attributes:
+        graph: the graph to draw.
+        title: shown after "Autograd graph" at the top, e.g. an item id; at most
+            :data:`MAX_GRAPH_TITLE_CHARS` printable characters.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    graph: AutogradGraph
+    title: (
+        Annotated[
+            str,
+            StringConstraints(min_length=1, max_length=MAX_GRAPH_TITLE_CHARS),
+            AfterValidator(_printable),
+        ]
+        | None
+    ) = None
+
+    def digest(self) -> str:
+        """Hex SHA-256 of this request's JSON: the identity of a picture (the same graph and
+        title always draw the same PNG)."""
+        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()
+
+
 class JobOutcome(BaseModel):
     """What the worker observed about one job, before it is put into words.
 
@@ -573,14 +624,18 @@ class ErrorBody(BaseModel):
 
     Attributes:
         error: a stable code: ``too_large``, ``invalid``, ``refused``, ``busy``,
-            ``unavailable``.
+            ``unavailable``; for ``POST /graph.png`` also ``unsupported`` (the worker has no
+            renderer: matplotlib and networkx are not installed) and ``failed`` (the renderer
+            raised on a valid graph: a bug, logged by the service).
         message: one sentence for a person, naming what was wrong.
         retry_after_s: for ``busy``: seconds to wait before retrying.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    error: Literal["too_large", "invalid", "refused", "busy", "unavailable"]
+    error: Literal[
+        "too_large", "invalid", "refused", "busy", "unavailable", "unsupported", "failed"
+    ]
     message: str
     retry_after_s: float | None = None
 

@@ -1,16 +1,19 @@
 """A fake sandbox client for fast tests: the one fake left, so tests choose its health.
 
-It has the methods of :class:`bot.services.SandboxRunner` (``run``, ``health``) and
-answers with real :class:`~sandbox.protocol.RunResult` models: a curated snippet prints the
-item's recorded output, anything else prints :attr:`FakeSandboxRunner.learner_result`; asked
-for the graph, it returns :attr:`FakeSandboxRunner.graph` (a real, validated
-:class:`~sandbox.protocol.AutogradGraph`). The real sandbox has its own tests (tests/sandbox)
+It has the methods of :class:`bot.services.SandboxRunner` (``run``, ``health``,
+``render_graph``) and answers with real :class:`~sandbox.protocol.RunResult` models: a
+curated snippet prints the item's recorded output, anything else prints
+:attr:`FakeSandboxRunner.learner_result`; asked for the graph, it returns
+:attr:`FakeSandboxRunner.graph` (a real, validated :class:`~sandbox.protocol.AutogradGraph`),
+and it "draws" any graph as a tiny PNG. The real sandbox has its own tests (tests/sandbox)
 and one slow Discord test runs it for real.
 """
 
 from __future__ import annotations
 
 import asyncio
+import struct
+import zlib
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Literal
@@ -52,6 +55,23 @@ def run_result(
     return RunResult.model_validate(fields)
 
 
+def tiny_png(width: int = 2, height: int = 1) -> bytes:
+    """A valid white RGB PNG of the given size (what the fake "draws")."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data)
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    rows = b"".join(b"\x00" + b"\xff" * 3 * width for _ in range(height))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
 def small_graph() -> AutogradGraph:
     """``y = x * 2`` as the sandbox extracts it: y -> MulBackward0 -> AccumulateGrad -> x."""
     leaf = TensorFacts(names=["x"], shape=[2], dtype="float32", requires_grad=True, is_leaf=True)
@@ -85,6 +105,10 @@ class FakeSandboxRunner:
         graph: the graph a run asked for it returns (None: the job wrote none, and the
             result says :attr:`graph_error`).
         graph_asks: the ``graph`` flag of every ``run`` call, in order.
+        picture: what ``render_graph`` returns (a valid PNG).
+        drawn: the ``(graph, title)`` of every ``render_graph`` call, in order.
+        render_refusal: when set, ``render_graph`` raises it (e.g. a worker without the
+            renderer: ``SandboxRejected(..., "unsupported")``).
     """
 
     def __init__(self, items: Iterable[Item]) -> None:
@@ -99,6 +123,9 @@ class FakeSandboxRunner:
         self.graph: AutogradGraph | None = small_graph()
         self.graph_error = "the snippet ended before its graph was written"
         self.graph_asks: list[bool] = []
+        self.picture = tiny_png()
+        self.drawn: list[tuple[AutogradGraph, str | None]] = []
+        self.render_refusal: SandboxRejected | None = None
 
     async def health(self) -> Health:
         self.health_calls += 1
@@ -150,6 +177,16 @@ class FakeSandboxRunner:
             return result
         error = None if self.graph is not None else self.graph_error
         return result.model_copy(update={"graph": self.graph, "graph_error": error})
+
+    async def render_graph(self, graph: AutogradGraph, *, title: str | None = None) -> bytes:
+        self.drawn.append((graph, title))
+        if self.mode == "down":
+            raise SandboxUnavailable("the sandbox cannot be reached: connection refused (test)")
+        if self.mode == "slow":
+            await self.gate.wait()
+        if self.render_refusal is not None:
+            raise self.render_refusal
+        return self.picture
 
 
 class Clock:

@@ -123,7 +123,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Run one file through a fresh worker; print the result (``--json``: the RunResult).
 
     With ``--graph`` the result carries the autograd graph; ``--graph-png PATH`` also draws
-    it (``bot.graph_render``).
+    it, in this process (``sandbox.graph_render``: needs the ``sandbox`` extra, like the
+    worker this command starts).
 
     Exit status: 0 when a result was produced (whatever the snippet's own status), 2 when
     the snippet was refused (too large, not valid UTF-8, no isolation), 1 when the sandbox
@@ -175,7 +176,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _save_graph(result: Any, path: Path, title: str) -> int:
     """Draw ``result.graph`` into ``path``; 1 with a message when there is none to draw."""
-    from bot.graph_render import RendererUnavailable, save_graph_png
+    from sandbox.graph_render import RendererUnavailable, save_graph_png
 
     if result.graph is None:
         print(f"no graph: {result.graph_error}", file=sys.stderr)

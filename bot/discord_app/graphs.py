@@ -6,19 +6,18 @@ Two persistent buttons (:class:`discord.ui.DynamicItem`), registered at startup:
                              feedback, the "Run the snippet" result and a drop's reveal
     tutor:rungraph:<id>      a learner's ``/run``: <id> is the submit interaction's id
 
-An item's graph comes from the sandbox (``Snippets.run_curated(item, graph=True)``, the
-same store cache entry as its output), so the button works on a reveal posted days ago. A
-``/run`` graph is kept in memory by :class:`GraphShelf` (the code is not stored anywhere): a
-click after a restart or after :data:`SHELF_TTL_S` says so and suggests running it again.
+An item's graph comes from the sandbox (:func:`bot.quiz.item_graph`: the same store cache
+entry as its output), so the button works on a reveal posted days ago. A ``/run`` graph is
+kept in memory by :class:`GraphShelf` (the code is not stored anywhere): a click after a
+restart or after :data:`SHELF_TTL_S` says so and suggests running it again.
 
-Every click is deferred first (the sandbox and the renderer may take a moment), the PNG is
-drawn in a worker thread by :func:`bot.graph_render.render_graph_png` (never on the event
-loop), and sent ephemeral.
+Every click is deferred first (the sandbox may take a moment); the PNG is drawn by the
+sandbox worker's render process (``POST /graph.png``), never in the bot, which therefore
+never loads matplotlib; it is sent ephemeral.
 """
 
 from __future__ import annotations
 
-import asyncio
 import io
 import re
 import time
@@ -28,10 +27,11 @@ from typing import Any, Self
 
 import discord
 
+from bot import quiz
 from bot.discord_app import limits
 from bot.discord_app.answer import DROP_ID, ITEM_ID, bot_of, item_or_error
 from bot.discord_app.errors import TutorView, UserFacingError, report
-from bot.discord_app.render import escape_learner, graph_caption
+from bot.discord_app.render import graph_caption
 from sandbox.protocol import AutogradGraph
 
 Interaction = discord.Interaction[Any]
@@ -44,8 +44,6 @@ SHELF_TTL_S = 3600.0
 """Seconds a ``/run`` graph stays available after the run."""
 
 GRAPH_FILENAME = "autograd-graph.png"
-
-NO_RENDERER = "Graph pictures are not available on this bot: its renderer is not installed."
 
 
 class GraphShelf:
@@ -90,37 +88,25 @@ class GraphShelf:
         return len(self._items)
 
 
-async def send_graph(interaction: Interaction, graph: AutogradGraph, *, title: str) -> None:
-    """Draw ``graph`` off the event loop and send it as a private attachment.
+async def send_picture(interaction: Interaction, picture: quiz.GraphPicture) -> None:
+    """Send a graph's picture (or, for an empty graph, the words) as a private follow-up.
 
     The interaction must already be deferred.
 
     Raises:
-        UserFacingError: nothing to draw, no renderer, or a picture over the upload limit.
+        UserFacingError: nothing to draw, or a picture over Discord's upload limit.
     """
-    if graph.empty:
-        raise UserFacingError(graph_caption(graph, title))
-    try:
-        from bot.graph_render import RendererUnavailable, render_graph_png
-    except ImportError as exc:  # pragma: no cover - the module ships with the bot
-        raise UserFacingError(NO_RENDERER) from exc
-    try:
-        png = await asyncio.to_thread(render_graph_png, graph, title=title)
-    except RendererUnavailable as exc:
-        raise UserFacingError(NO_RENDERER) from exc
-    if len(png) > limits.ATTACHMENT_BYTES:
+    caption = graph_caption(picture.graph, picture.title)
+    if picture.png is None:
+        raise UserFacingError(caption)
+    if len(picture.png) > limits.ATTACHMENT_BYTES:
         raise UserFacingError("This graph is too large to send as a picture.")
     file = discord.File(
-        io.BytesIO(png), filename=GRAPH_FILENAME, description=f"Autograd graph: {title}"
+        io.BytesIO(picture.png),
+        filename=GRAPH_FILENAME,
+        description=f"Autograd graph: {picture.title}",
     )
-    await interaction.followup.send(graph_caption(graph, title), file=file, ephemeral=True)
-
-
-def _graph_or_error(graph: AutogradGraph | None, error: str | None) -> AutogradGraph:
-    if graph is None:
-        why = escape_learner(error or "the sandbox returned none", 300)
-        raise UserFacingError(f"No graph could be read from this run: {why}.")
-    return graph
+    await interaction.followup.send(caption, file=file, ephemeral=True)
 
 
 class GraphButton(
@@ -156,9 +142,7 @@ class GraphButton(
             bot = bot_of(interaction)
             item = item_or_error(bot, self.item_id)
             await interaction.response.defer(ephemeral=True, thinking=True)
-            run = await bot.services.snippets.run_curated(item, graph=True)
-            graph = _graph_or_error(run.graph, run.graph_error)
-            await send_graph(interaction, graph, title=item.id)
+            await send_picture(interaction, await quiz.item_graph(bot.services, item))
         except Exception as exc:
             await report(interaction, exc, where="tutor:graph")
 
@@ -202,7 +186,8 @@ class RunGraphButton(
                     f"That graph is no longer kept (graphs of `/run` last {hours:g} hour and "
                     "do not survive a restart of the bot). Run the snippet again with `/run`."
                 )
-            await send_graph(interaction, graph, title="your snippet")
+            picture = await quiz.draw_graph(bot.services, graph, title="your snippet")
+            await send_picture(interaction, picture)
         except Exception as exc:
             await report(interaction, exc, where="tutor:rungraph")
 

@@ -1,20 +1,22 @@
-""" "Show graph": item snippets and /run results, a private PNG drawn by the real renderer."""
+""" "Show graph": item snippets and /run results, a private PNG drawn by the sandbox.
+
+The sandbox client is the fake (it "draws" a tiny PNG and records what it was asked to
+draw); the real renderer and ``POST /graph.png`` have their own tests in tests/sandbox, and
+the slow test_real_sandbox.py draws one through the real local worker.
+"""
 
 from __future__ import annotations
 
-import io
 from datetime import timedelta
 from typing import Any
 
-from matplotlib import image
-
 from bot.discord_app.graphs import GraphShelf
+from sandbox.errors import SandboxRejected
 from sandbox.protocol import AutogradGraph
 from tests.discord_app.harness import Dispatched, Harness
 from tests.discord_app.helpers import custom_ids, is_ephemeral, labels
 from tests.fake_sandbox import Clock, FakeSandboxRunner, small_graph
 
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 CODE = "import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2"
 
 
@@ -22,11 +24,6 @@ def _picture(dispatched: Dispatched) -> tuple[str, bytes]:
     [followup] = dispatched.followups
     [(name, data)] = followup.files
     return name, data
-
-
-def _size(png: bytes) -> tuple[int, int]:
-    height, width = image.imread(io.BytesIO(png), format="png").shape[:2]
-    return width, height
 
 
 async def _feedback(harness: Harness) -> dict[str, Any]:
@@ -49,14 +46,10 @@ async def test_show_graph_sends_a_private_png_of_the_snippets_graph(
     shown = await harness.click(feedback, "tutor:graph:WHY1:0")
     assert shown.callback.body == {"type": 5, "data": {"flags": 64}}
     assert sandbox.graph_asks == [True]
+    assert sandbox.drawn == [(sandbox.graph, "WHY1")]
     assert is_ephemeral(shown.reply)
     assert shown.reply["content"].startswith("**Autograd graph of WHY1.**")
-    name, png = _picture(shown)
-    assert name == "autograd-graph.png"
-    assert png.startswith(PNG_SIGNATURE)
-    width, height = _size(png)
-    assert 800 <= width <= 1200
-    assert height > 300
+    assert _picture(shown) == ("autograd-graph.png", sandbox.picture)
 
 
 async def test_the_snippet_output_offers_show_graph_too(harness: Harness) -> None:
@@ -71,15 +64,17 @@ async def test_the_output_and_the_graph_come_from_one_cached_run(
     feedback = await _feedback(harness)
     await harness.click(feedback, "tutor:snippet:WHY1:0")
     shown = await harness.click(feedback, "tutor:graph:WHY1:0")
-    assert _picture(shown)[1].startswith(PNG_SIGNATURE)
+    assert _picture(shown)[1] == sandbox.picture
     assert len(sandbox.runs) == 1
 
 
-async def test_show_graph_still_answers_after_a_restart(harness: Harness) -> None:
+async def test_show_graph_still_answers_after_a_restart(
+    harness: Harness, sandbox: FakeSandboxRunner
+) -> None:
     feedback = await _feedback(harness)
     await harness.restart()
     shown = await harness.click(feedback, "tutor:graph:WHY1:0")
-    assert _picture(shown)[1].startswith(PNG_SIGNATURE)
+    assert _picture(shown)[1] == sandbox.picture
 
 
 async def test_a_snippet_without_autograd_history_gets_words_not_a_picture(
@@ -93,6 +88,7 @@ async def test_a_snippet_without_autograd_history_gets_words_not_a_picture(
         "graph to draw. Tensors without history: plain, \\*bold\\*."
     )
     assert shown.followups[0].files == []
+    assert sandbox.drawn == []
 
 
 async def test_a_run_whose_graph_could_not_be_read_says_why(
@@ -117,6 +113,37 @@ async def test_show_graph_with_the_sandbox_down_gives_the_usual_short_message(
     )
 
 
+async def test_a_sandbox_that_cannot_draw_says_pictures_are_not_available(
+    harness: Harness, sandbox: FakeSandboxRunner
+) -> None:
+    sandbox.render_refusal = SandboxRejected("no matplotlib (test)", "unsupported")
+    feedback = await _feedback(harness)
+    shown = await harness.click(feedback, "tutor:graph:WHY1:0")
+    assert shown.reply["content"] == (
+        "Graph pictures are not available here: the sandbox cannot draw them."
+    )
+
+
+async def test_a_renderer_failure_is_an_incident_not_its_text(
+    harness: Harness, sandbox: FakeSandboxRunner
+) -> None:
+    sandbox.render_refusal = SandboxRejected("Traceback: matplotlib exploded", "failed")
+    feedback = await _feedback(harness)
+    shown = await harness.click(feedback, "tutor:graph:WHY1:0")
+    assert shown.reply["content"].startswith("Something went wrong on our side (incident `")
+    assert "matplotlib" not in shown.reply["content"]
+
+
+async def test_a_picture_over_discords_upload_limit_gets_words_instead(
+    harness: Harness, sandbox: FakeSandboxRunner
+) -> None:
+    sandbox.picture += b"\0" * (10 * 1024 * 1024)
+    feedback = await _feedback(harness)
+    shown = await harness.click(feedback, "tutor:graph:WHY1:0")
+    assert shown.reply["content"] == "This graph is too large to send as a picture."
+    assert shown.followups[0].files == []
+
+
 async def test_a_run_asks_for_its_graph_and_offers_show_graph(
     harness: Harness, sandbox: FakeSandboxRunner
 ) -> None:
@@ -127,7 +154,8 @@ async def test_a_run_asks_for_its_graph_and_offers_show_graph(
     shown = await harness.click(submit.reply, f"tutor:rungraph:{submit.record.id}")
     assert shown.reply["content"].startswith("**Autograd graph of your snippet.**")
     assert is_ephemeral(shown.reply)
-    assert _picture(shown)[1].startswith(PNG_SIGNATURE)
+    assert _picture(shown)[1] == sandbox.picture
+    assert sandbox.drawn == [(sandbox.graph, "your snippet")]
 
 
 async def test_a_run_without_autograd_history_has_no_graph_button(

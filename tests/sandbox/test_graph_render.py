@@ -8,7 +8,14 @@ from pathlib import Path
 import numpy as np
 from matplotlib import colors, image
 
-from bot.graph_render import CUT_FILL, LEAF_FILL, NODE_FILL, render_graph_png, save_graph_png
+from sandbox.graph_render import (
+    CUT_FILL,
+    LEAF_FILL,
+    MAX_CANVAS_PX,
+    NODE_FILL,
+    render_graph_png,
+    save_graph_png,
+)
 from sandbox.protocol import (
     MAX_GRAPH_NODES,
     AutogradGraph,
@@ -116,3 +123,19 @@ def test_a_graph_at_the_node_cap_renders() -> None:
 def test_save_writes_the_png_and_creates_directories(tmp_path: Path) -> None:
     path = save_graph_png(ec7_like(with_cut=True), tmp_path / "graphs" / "EC7.png")
     assert path.read_bytes().startswith(PNG_SIGNATURE)
+
+
+def test_a_graph_too_wide_for_legible_text_stays_within_the_canvas_cap() -> None:
+    row = [GraphNode(id=0, kind="backward", label="SumBackward0")]
+    row += [GraphNode(id=i, kind="backward", label="W" * 48) for i in range(1, 150)]
+    fan = [GraphEdge(source=0, target=i, kind="next") for i in range(1, 150)]
+    height, width = decode(render_graph_png(AutogradGraph(nodes=row, edges=fan))).shape[:2]
+    assert max(width, height) <= MAX_CANVAS_PX
+
+
+def test_edges_spanning_every_layer_still_draw_within_the_canvas_cap() -> None:
+    chain = [GraphNode(id=i, kind="backward", label="MulBackward0") for i in range(150)]
+    links = [GraphEdge(source=i, target=i + 1, kind="next") for i in range(149)]
+    spans = [GraphEdge(source=i % 3, target=149 - i % 3, kind="next") for i in range(151)]
+    png = render_graph_png(AutogradGraph(nodes=chain, edges=links + spans))
+    assert max(decode(png).shape[:2]) <= MAX_CANVAS_PX

@@ -1,11 +1,13 @@
 """Draw an :class:`~sandbox.protocol.AutogradGraph` as a PNG, outside the job.
 
-The one renderer of graph pictures, for every front end::
+The one renderer of graph pictures. It runs in the sandbox worker's service process
+(``POST /graph.png``, :mod:`sandbox.graph_pictures`), never in the jailed job and never in
+the bot, and anywhere the ``sandbox`` extra (matplotlib, networkx) is installed::
 
-    from bot.graph_render import render_graph_png, save_graph_png
+    from sandbox.graph_render import render_graph_png, save_graph_png
 
-    png = render_graph_png(result.graph, title="TF5")          # bytes, for a Discord file
-    save_graph_png(result.graph, Path("tf5-graph.png"))       # what ``tutor play`` calls
+    png = render_graph_png(result.graph, title="TF5")          # bytes
+    save_graph_png(result.graph, Path("tf5-graph.png"))       # a file
 
 Layout: a layered drawing, the named output tensors at the top and the leaf tensors at the
 bottom, every arrow pointing the way ``backward()`` goes (tensor -> its ``grad_fn`` ->
@@ -18,9 +20,10 @@ text so it stays legible when Discord shows it ~400 px wide. Leaf tensors (green
 with a ``grad_fn`` (blue), cut tensors (red, dashed outline) and backward nodes (grey)
 differ in colour and text; cut edges are red, dashed and labelled; a legend says so.
 
-matplotlib and networkx are imported on the first call, not at import time, so the bot's
-idle memory does not pay for them. All text comes from an untrusted job: glyphs the font
-lacks become ``?`` and mathtext is off (``$`` is just a dollar sign).
+matplotlib and networkx are imported on the first call, not at import time (importing this
+module costs nothing; the worker service warms it up once at start). All text comes from an
+untrusted job: glyphs the font lacks become ``?`` and mathtext is off (``$`` is just a
+dollar sign). Calls are serialised by a lock: matplotlib is not thread-safe.
 """
 
 from __future__ import annotations
@@ -52,6 +55,14 @@ MIN_FONT_PT = 9.0
 MAX_HEIGHT_PX = 3200
 """A deep graph's font shrinks (down to MIN_FONT_PT) to keep the picture at most this tall."""
 
+MAX_CANVAS_PX = 4096
+"""Hard cap on each side of the picture, in pixels (at most 64 MiB of RGBA while drawing).
+A graph too wide or deep for it at MIN_FONT_PT is drawn with smaller text, and the picture
+says so: a forged graph at the caps (150 boxes in one row) would otherwise need a canvas
+~59,000 px wide and ~860 MiB to draw."""
+
+TOO_LARGE = "This graph is too large to draw legibly; its text is smaller than usual."
+
 DPI = 100
 
 FONT_FAMILY = "DejaVu Sans Mono"
@@ -63,6 +74,12 @@ LINE_EM = 1.3
 DUMMY_WIDTH_EM = 1.0
 DUMMY_BASE = 10_000
 """Bend points get ids from here up (node ids are below MAX_GRAPH_NODES)."""
+
+MAX_BEND_POINTS = 300
+"""Bend points in one picture. An edge that would take the total past this is drawn
+straight instead: a forged graph at the caps (150 nodes, 300 edges each spanning ~150
+layers) would otherwise need ~45,000 of them and take minutes to draw. The bank's graphs
+need a few dozen at most."""
 
 LEAF_FILL, LEAF_EDGE = "#d5efd9", "#1e7b34"
 TENSOR_FILL, TENSOR_EDGE = "#dbe8f7", "#1f5fa8"
@@ -277,10 +294,12 @@ def _layout(graph: AutogradGraph, safe: Any) -> _Layout:
     next_dummy = DUMMY_BASE
     for edge in graph.edges:
         ids = [edge.source]
-        for layer in range(boxes[edge.source].layer + 1, boxes[edge.target].layer):
-            boxes[next_dummy] = _Box(None, layer=layer)
-            ids.append(next_dummy)
-            next_dummy += 1
+        between = range(boxes[edge.source].layer + 1, boxes[edge.target].layer)
+        if next_dummy - DUMMY_BASE + len(between) <= MAX_BEND_POINTS:
+            for layer in between:
+                boxes[next_dummy] = _Box(None, layer=layer)
+                ids.append(next_dummy)
+                next_dummy += 1
         ids.append(edge.target)
         ordering.add_edges_from(itertools.pairwise(ids))
         routes.append(_Route(edge, ids))
@@ -385,6 +404,25 @@ def _pull(row: list[int], boxes: dict[int, _Box], neighbours: dict[int, list[int
         boxes[box_id].x = x + shift
 
 
+def _height_em(head_em: float, content_h: float, footer: list[str], legend_em: float) -> float:
+    """The picture's height in em: heading, graph, footer lines and legend."""
+    footer_lines = sum(text.count("\n") + 1 for text in footer)
+    return head_em + content_h + 1.5 + footer_lines * 1.1 + legend_em + MARGIN_EM
+
+
+def _font(width_em: float, height_em: float) -> tuple[float, bool]:
+    """The font size in points for a drawing ``width_em`` x ``height_em`` em.
+
+    Returns:
+        The size, and whether it had to go below :data:`MIN_FONT_PT` to keep each side
+        within :data:`MAX_CANVAS_PX`.
+    """
+    font = min(MAX_FONT_PT, TARGET_WIDTH_PX * 72 / DPI / width_em)
+    font = max(MIN_FONT_PT, min(font, MAX_HEIGHT_PX * 72 / DPI / height_em))
+    limit = MAX_CANVAS_PX * 72 / DPI / max(width_em, height_em)
+    return min(font, limit), font > limit
+
+
 def _draw(
     figure_cls: Any, canvas_cls: Any, layout: _Layout, heading: str, footer: list[str]
 ) -> bytes:
@@ -393,14 +431,14 @@ def _draw(
     content_w = _place(layout) if layout.boxes else 30.0
     rows_h = [max((layout.boxes[n].height_em for n in row), default=0.0) for row in layout.rows]
     content_h = sum(rows_h) + GAP_Y_EM * max(len(rows_h) - 1, 0)
-    footer_lines = sum(text.count("\n") + 1 for text in footer)
     legend_em = 5.2
     head_em = 2.6
     width_em = max(content_w, 46.0) + 2 * MARGIN_EM
-    height_em = head_em + content_h + 1.5 + footer_lines * 1.1 + legend_em + MARGIN_EM
-
-    font = min(MAX_FONT_PT, TARGET_WIDTH_PX * 72 / DPI / width_em)
-    font = max(MIN_FONT_PT, min(font, MAX_HEIGHT_PX * 72 / DPI / height_em))
+    font, squeezed = _font(width_em, _height_em(head_em, content_h, footer, legend_em))
+    if squeezed:
+        footer = [*footer, TOO_LARGE]
+        font, _ = _font(width_em, _height_em(head_em, content_h, footer, legend_em))
+    height_em = _height_em(head_em, content_h, footer, legend_em)
     em = font
     width_pt = max(width_em * em, MIN_WIDTH_PX * 72 / DPI)
     height_pt = height_em * em
