@@ -191,7 +191,7 @@ class SandboxClient:
                 f"{MAX_GRAPH_REQUEST_BYTES:,} are drawn",
                 "too_large",
             )
-        png = await self._call("POST", "/graph.png", body)
+        png = await self._call("POST", "/graph.png", body, route_is_new=True)
         if not png.startswith(PNG_SIGNATURE):
             raise SandboxUnavailable("the sandbox answered /graph.png with something not a PNG")
         return png
@@ -211,6 +211,7 @@ class SandboxClient:
         path: str,
         data: bytes | None,
         ok_statuses: tuple[int, ...] = (200,),
+        route_is_new: bool = False,
     ) -> bytes:
         delay = self.backoff_s
         last: SandboxError = SandboxUnavailable("the sandbox was not tried")
@@ -228,7 +229,7 @@ class SandboxClient:
                     body = await response.read()
                     if response.status in ok_statuses:
                         return body
-                    error = _error_body(response.status, body)
+                    error = _error_body(response.status, body, route_is_new)
             except TimeoutError as exc:
                 raise SandboxUnavailable(
                     f"the sandbox did not answer within {self.timeout_s:g} s"
@@ -248,12 +249,13 @@ class SandboxClient:
         raise last
 
 
-def _error_body(status: int, body: bytes) -> ErrorBody:
+def _error_body(status: int, body: bytes, route_is_new: bool = False) -> ErrorBody:
+    """The error an answer carries; a plain 404/405 for a route newer than some workers
+    (``route_is_new``) reads as ``unsupported``: aiohttp's answer on a worker from before it."""
     try:
         return ErrorBody.model_validate_json(body)
     except ValidationError:
-        if status in (404, 405):
-            # aiohttp's own answer for a route it does not have: a worker from before it.
+        if route_is_new and status in (404, 405):
             return ErrorBody(
                 error="unsupported",
                 message=f"the sandbox does not serve this (HTTP {status}); is it older?",

@@ -123,6 +123,18 @@ async def test_a_worker_from_before_graph_pictures_reads_as_unsupported() -> Non
     assert refused.value.code == "unsupported"
 
 
+async def test_a_missing_run_route_is_not_mistaken_for_missing_pictures() -> None:
+    server = TestServer(web.Application())
+    await server.start_server()
+    try:
+        async with SandboxClient(url=str(server.make_url("")), retries=0) as client:
+            with pytest.raises(SandboxRejected) as refused:
+                await client.run("print(1)")
+    finally:
+        await server.close()
+    assert refused.value.code == "invalid"
+
+
 def _raise(request_json: str) -> bytes:
     raise ValueError("a renderer bug")
 
