@@ -41,6 +41,7 @@ from bot.settings import TutorSettings
 from sandbox.cache import CacheKey
 from sandbox.client import LocalSandbox, SandboxClient
 from sandbox.errors import SandboxError, SandboxUnavailable
+from sandbox.pool import SandboxPool
 from sandbox.protocol import AutogradGraph, Health, LimitOverrides, RunResult, code_sha256
 
 log = logging.getLogger(__name__)
@@ -292,14 +293,26 @@ async def sandbox_runner(settings: TutorSettings) -> AsyncIterator[SandboxRunner
 
     ``local`` starts ``tutor sandbox serve`` as a child process on a private Unix socket
     (up to ``sandbox_startup_timeout_s`` seconds) and stops it on exit; the other addresses
-    only make a client (nothing is contacted until the first call).
+    only make a client (nothing is contacted until the first call); several addresses make
+    a :class:`~sandbox.pool.SandboxPool` that spreads jobs over the workers.
 
     Raises:
         SandboxUnavailable: ``local`` was asked but this Python has no torch, or the
             worker did not start (the message has the tail of its log).
     """
-    endpoint = settings.sandbox_endpoint
     timeout_s = settings.sandbox_timeout_s
+    endpoints = settings.sandbox_endpoints
+    if len(endpoints) > 1:  # several running workers: spread the jobs (sandbox/pool.py)
+        clients = [
+            SandboxClient(unix_path=e.unix_path, timeout_s=timeout_s, retries=0)
+            if e.kind == "unix"
+            else SandboxClient(url=e.url, timeout_s=timeout_s, retries=0)
+            for e in endpoints
+        ]
+        async with SandboxPool(clients) as pool:
+            yield pool
+        return
+    endpoint = endpoints[0]
     if endpoint.kind == "unix":
         async with SandboxClient(unix_path=endpoint.unix_path, timeout_s=timeout_s) as client:
             yield client

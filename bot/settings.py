@@ -55,7 +55,8 @@ class TutorSettings(BaseSettings):
         database_path: the SQLite file of the progress store.
         sandbox_address: where the sandbox worker listens: ``local`` (the default: start
             one as a child process, which needs torch in this Python), ``unix:/path/to.sock``
-            or ``http://host:port``.
+            or ``http://host:port``; several running workers separated by commas share the
+            jobs.
         sandbox_timeout_s: how long the bot waits for one sandbox run, in seconds.
         sandbox_startup_timeout_s: how long a ``local`` worker may take to start (it
             imports torch and forks its first jail), in seconds.
@@ -72,6 +73,8 @@ class TutorSettings(BaseSettings):
             (``tutor play`` next to the bot).
         db_synchronous: SQLite ``synchronous``: ``NORMAL`` (a killed process loses nothing
             acknowledged) or ``FULL`` (also survives power loss; slower commits).
+        play_learner_id: the learner ``tutor play`` records as (``--learner`` overrides);
+            set it to your Discord user id to share progress with the bot's database.
     """
 
     model_config = SettingsConfigDict(
@@ -80,6 +83,8 @@ class TutorSettings(BaseSettings):
         env_file_encoding="utf-8",
         # The sandbox service reads its own TUTOR_SANDBOX_* variables from the same .env.
         extra="ignore",
+        # `TUTOR_DEV_GUILD_ID=` (as .env.example leaves it) means unset, not "invalid".
+        env_ignore_empty=True,
         frozen=True,
     )
 
@@ -103,6 +108,9 @@ class TutorSettings(BaseSettings):
         DEFAULT_BUSY_TIMEOUT_S, ge=0, le=600, description="Seconds a write waits for a lock."
     )
     db_synchronous: Synchronous = "NORMAL"
+    play_learner_id: int = Field(
+        1, gt=0, le=2**63 - 1, description="The learner id tutor play records as."
+    )
 
     @field_validator("sandbox_address")
     @classmethod
@@ -110,23 +118,38 @@ class TutorSettings(BaseSettings):
         value = value.strip()
         if value == LOCAL_SANDBOX:
             return value
-        if value.startswith("unix:") and len(value) > len("unix:"):
-            return value
-        if value.startswith(("http://", "https://")) and len(value.split("://", 1)[1]) > 0:
-            return value
-        raise ValueError(
-            f"sandbox_address must be local, unix:/path/to.sock or http://host:port, got {value!r}"
-        )
+        addresses = [part.strip() for part in value.split(",")]
+        for address in addresses:
+            if address.startswith("unix:") and len(address) > len("unix:"):
+                continue
+            if address.startswith(("http://", "https://")) and address.split("://", 1)[1]:
+                continue
+            raise ValueError(
+                "sandbox_address must be local, unix:/path/to.sock or http://host:port "
+                f"(several workers separated by commas), got {address!r}"
+            )
+        return ",".join(addresses)
 
     @property
     def sandbox_endpoint(self) -> SandboxEndpoint:
-        """:attr:`sandbox_address` parsed (``unix:/run/s.sock`` -> kind ``unix``, path)."""
-        address = self.sandbox_address
-        if address == LOCAL_SANDBOX:
-            return SandboxEndpoint(kind="local")
-        if address.startswith("unix:"):
-            return SandboxEndpoint(kind="unix", unix_path=Path(address.removeprefix("unix:")))
-        return SandboxEndpoint(kind="http", url=address)
+        """:attr:`sandbox_address` parsed (``unix:/run/s.sock`` -> kind ``unix``, path);
+        the first worker when several are listed (see :attr:`sandbox_endpoints`)."""
+        return self.sandbox_endpoints[0]
+
+    @property
+    def sandbox_endpoints(self) -> list[SandboxEndpoint]:
+        """Every worker :attr:`sandbox_address` lists (``unix:/a.sock,unix:/b.sock``): the
+        bot spreads jobs over them (:class:`sandbox.pool.SandboxPool`)."""
+        if self.sandbox_address == LOCAL_SANDBOX:
+            return [SandboxEndpoint(kind="local")]
+        endpoints = []
+        for address in self.sandbox_address.split(","):
+            if address.startswith("unix:"):
+                path = Path(address.removeprefix("unix:"))
+                endpoints.append(SandboxEndpoint(kind="unix", unix_path=path))
+            else:
+                endpoints.append(SandboxEndpoint(kind="http", url=address))
+        return endpoints
 
     @property
     def drop_grace(self) -> timedelta:

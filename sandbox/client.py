@@ -34,7 +34,13 @@ from typing import Literal, Self
 import aiohttp
 from pydantic import ValidationError
 
-from sandbox.errors import SandboxBusy, SandboxError, SandboxRejected, SandboxUnavailable
+from sandbox.errors import (
+    SandboxBusy,
+    SandboxError,
+    SandboxRejected,
+    SandboxTimeout,
+    SandboxUnavailable,
+)
 from sandbox.protocol import (
     MAX_GRAPH_REQUEST_BYTES,
     PNG_SIGNATURE,
@@ -231,7 +237,7 @@ class SandboxClient:
                         return body
                     error = _error_body(response.status, body, route_is_new)
             except TimeoutError as exc:
-                raise SandboxUnavailable(
+                raise SandboxTimeout(
                     f"the sandbox did not answer within {self.timeout_s:g} s"
                 ) from exc
             except aiohttp.ClientError as exc:

@@ -11,6 +11,14 @@ class SandboxUnavailable(SandboxError):
     """The sandbox is down, did not start, or did not answer in time."""
 
 
+class SandboxTimeout(SandboxUnavailable):
+    """The sandbox took longer than the client's timeout to answer one request.
+
+    Not retried, on the same worker or another: the job may still be running there, and
+    running it again would only double the wait.
+    """
+
+
 class SandboxBusy(SandboxUnavailable):
     """Every slot and queue place is taken.
 

@@ -1,11 +1,17 @@
-# Sourced by scripts/play and scripts/test: make .venv with Python >= 3.11 and activate it.
-# Honours $PYTHON (the interpreter to build the venv from) and $VENV (default .venv).
+# Sourced by scripts/play and scripts/test: make a venv with Python >= 3.11 and activate it.
+# Knobs: PYTHON (the interpreter to build the venv from; default python3) and VENV (the venv
+# directory; default .venv). An existing venv is reused as it is, e.g. VENV=/path/to/venv.
 set -euo pipefail
 PYTHON="${PYTHON:-python3}"
 VENV="${VENV:-.venv}"
-if ! "$PYTHON" -c 'import sys; raise SystemExit(sys.version_info < (3, 11))'; then
-    echo "autograd-tutor needs Python >= 3.11; $PYTHON is $("$PYTHON" --version 2>&1)." >&2
-    echo "Set PYTHON=/path/to/python3.11 and run again." >&2
+if [ -x "$VENV/bin/python" ]; then
+    CHECK="$VENV/bin/python"
+else
+    CHECK="$PYTHON"
+fi
+if ! "$CHECK" -c 'import sys; raise SystemExit(sys.version_info < (3, 11))'; then
+    echo "autograd-tutor needs Python >= 3.11; $CHECK is $("$CHECK" --version 2>&1)." >&2
+    echo "Set PYTHON=/path/to/python3.11 (and remove $VENV if it was made with another) and run again." >&2
     exit 1
 fi
 if [ ! -x "$VENV/bin/python" ]; then
@@ -14,3 +20,19 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 # shellcheck disable=SC1091
 . "$VENV/bin/activate"
+
+# install_cpu_torch: put torch==2.13.0, the CPU build, in the venv before the project.
+# PyPI's Linux torch wheels are CUDA builds of several GB; the CPU build lives on PyTorch's
+# own index (TORCH_INDEX_URL). A wheel pip can already reach without an index (pip's
+# find-links, as on the CI machines) is taken first, so no network is touched there. Only
+# torch comes from that index (--no-deps); its dependencies come from PyPI with the project.
+install_cpu_torch() {
+    if python -c 'import sys, torch; sys.exit(torch.__version__.split("+")[0] != "2.13.0")' \
+        2>/dev/null; then
+        return 0
+    fi
+    echo "==> installing torch==2.13.0 (CPU build)"
+    python -m pip install --quiet --no-deps --no-index torch==2.13.0 2>/dev/null \
+        || python -m pip install --quiet --no-deps torch==2.13.0 \
+            --index-url "${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}"
+}

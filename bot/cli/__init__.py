@@ -17,6 +17,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.content",
     "bot.cli.grade",
     "bot.cli.stats",
+    "bot.cli.play",
+    "bot.cli.health",
     "bot.cli.sandbox",
     "bot.cli.bot",
 )

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
+import signal
 import sqlite3
 import sys
 from typing import TYPE_CHECKING, Any
@@ -23,10 +25,13 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from bot.content.loader import ContentErrors
+from bot.health import GatewayState, HeartbeatWriter, heartbeat_path
 from bot.settings import TutorSettings
 from sandbox.errors import SandboxError
 
 if TYPE_CHECKING:
+    import discord
+
     from bot.services import Services
 
 
@@ -103,8 +108,33 @@ async def run_bot(services: Services, *, sync: bool) -> int:
             names = ", ".join(sorted(f"/{c.name}" for c in commands))
             print(f"synced {len(commands)} commands to {where}: {names}")
             return 0
-        await bot.start(token)
+        # `tutor health --check heartbeat` (the compose healthcheck) reads this file.
+        heartbeat = HeartbeatWriter(heartbeat_path(settings), lambda: gateway_state(bot))
+        beating = asyncio.create_task(heartbeat.run(), name="heartbeat")
+        # `docker stop` sends SIGTERM: close the gateway and let the services close in
+        # order, instead of dying mid-step (the default for SIGTERM).
+        closing: list[asyncio.Task[None]] = []
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
+            loop.add_signal_handler(
+                signal.SIGTERM, lambda: closing.append(asyncio.create_task(bot.close()))
+            )
+        try:
+            await bot.start(token)
+        finally:
+            beating.cancel()
+            with contextlib.suppress(NotImplementedError):
+                loop.remove_signal_handler(signal.SIGTERM)
     return 0
+
+
+def gateway_state(client: discord.Client) -> GatewayState:
+    """The bot's Discord connection now, for its heartbeat file (:mod:`bot.health`)."""
+    ws = client.ws
+    connected = client.is_ready() and not client.is_closed() and ws is not None and ws.open
+    return GatewayState(
+        connected=connected, guilds=len(client.guilds), latency_ms=client.latency * 1000
+    )
 
 
 async def _main(settings: TutorSettings, *, sync: bool) -> int:

@@ -9,6 +9,8 @@ from typing import Any
 
 from bot.content.loader import ContentErrors, load_bank, schema_json
 from bot.content.verify import SandboxRunner, SubprocessRunner, VerifyResult, verify_items
+from bot.grading import Grader
+from bot.grading.evaluation import EvalReport, MarkedFileError, evaluate, load_marked
 from bot.grading.samples import MIN_ACCURACY, SampleReport, evaluate_samples
 from sandbox.errors import SandboxError
 
@@ -61,6 +63,24 @@ def register(sub: Any) -> None:
         "--quiet", action="store_true", help="print only the overall line and failures"
     )
     test.set_defaults(handler=cmd_test)
+
+    evaluate = csub.add_parser(
+        "eval",
+        help="grade a marked JSONL file: agreement, confusion matrix, per-item misses; "
+        "exit 1 when issue 4's targets are missed",
+    )
+    evaluate.add_argument("file", type=Path, metavar="FILE.jsonl", help="marked answers")
+    evaluate.add_argument(
+        "--content", action="append", type=Path, default=None, metavar="PATH",
+        help="pack files or directories (default: content/)",
+    )  # fmt: skip
+    evaluate.add_argument("--item", action="append", default=[], help="only these item ids")
+    evaluate.add_argument(
+        "--numbers-only",
+        action="store_true",
+        help="print no answer text (for a held-out split such as tests/grading/eval/test.jsonl)",
+    )
+    evaluate.set_defaults(handler=cmd_eval)
 
     schema = csub.add_parser("schema", help="write content/schema.json from the models")
     schema.add_argument("--output", type=Path, default=SCHEMA_PATH)
@@ -196,6 +216,57 @@ def cmd_test(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 1
+
+
+def print_eval_report(report: EvalReport, numbers_only: bool = False) -> None:
+    """Print the targets, the confusion matrix, the per-item table and (unless
+    ``numbers_only``) every miss with its text."""
+    print(report.targets_summary())
+    print()
+    print(report.confusion_table())
+    print()
+    print(report.item_table())
+    misses = report.misses
+    if numbers_only or not misses:
+        return
+    print(f"\n{len(misses)} misses:")
+    for g in misses:
+        answer = g.answer
+        got = g.got.value if g.got else f"refused ({g.error})"
+        tags = ", ".join(t for t in (answer.style, "opposite claim" * answer.opposite_claim) if t)
+        verdict = "" if answer.verdict is None else f" [{'true' if answer.verdict else 'false'}]"
+        print(
+            f"  {answer.item_id:<5} line {answer.line:<4} marked {answer.label.value}, graded "
+            f"{got} (score {g.score:.2f}, confidence {g.confidence:.2f})"
+            f"{f' {{{tags}}}' if tags else ''}{verdict}: {_short(answer.text)}"
+        )
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Grade a marked JSONL file and print how the grader fared; exit 1 below the targets."""
+    try:
+        bank = load_bank(args.content or [DEFAULT_CONTENT])
+    except ContentErrors as exc:
+        for err in exc.errors:
+            print(err, file=sys.stderr)
+        return 1
+    try:
+        answers = load_marked(args.file)
+    except MarkedFileError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    if args.item:
+        unknown = set(args.item) - {a.item_id for a in answers}
+        if unknown:
+            print(f"no answers for item id(s): {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 2
+        answers = [a for a in answers if a.item_id in args.item]
+    report = evaluate(Grader(bank), answers)
+    items = len({a.item_id for a in answers})
+    print(f"{report.total} marked answers to {items} items in {args.file}\n")
+    print_eval_report(report, numbers_only=args.numbers_only)
+    return 0 if report.meets_targets() else 1
 
 
 def cmd_schema(args: argparse.Namespace) -> int:

@@ -1,0 +1,72 @@
+"""``tutor health``: exit 0 when the tutor is healthy, 1 otherwise (Docker healthchecks).
+
+``tutor health`` checks the database and the sandbox; ``--check NAME`` (repeatable) picks
+checks from ``database``, ``sandbox`` and ``heartbeat`` (the running bot's heartbeat file,
+see :mod:`bot.health`). One line per check (``ok   sandbox: ...`` / ``FAIL ...``), or the
+results as JSON with ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+from pydantic import ValidationError
+
+from bot.settings import TutorSettings
+
+
+def register(sub: Any) -> None:
+    """Add ``tutor health`` to the CLI."""
+    from bot.health import CHECKS, HEARTBEAT_MAX_AGE_S
+
+    health = sub.add_parser(
+        "health", help="check the database, the sandbox and the bot's heartbeat; exit 1 if not"
+    )
+    health.add_argument(
+        "--check",
+        action="append",
+        choices=CHECKS,
+        default=None,
+        help="a check to run (repeatable; default: database and sandbox)",
+    )
+    health.add_argument(
+        "--sandbox",
+        default=None,
+        metavar="ADDRESS",
+        help="the worker to ask (default: $TUTOR_SANDBOX_ADDRESS)",
+    )
+    health.add_argument(
+        "--max-age",
+        type=float,
+        default=HEARTBEAT_MAX_AGE_S,
+        metavar="SECONDS",
+        help="oldest acceptable heartbeat and gateway connection (default: %(default)g)",
+    )
+    health.add_argument("--json", action="store_true", help="print the results as JSON")
+    health.set_defaults(handler=cmd_health)
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    """Run the checks; 0 when all pass, 1 when one fails, 2 on bad settings."""
+    from bot.health import run_checks
+
+    overrides = {"sandbox_address": args.sandbox} if args.sandbox else {}
+    try:
+        settings = TutorSettings(**overrides)
+    except ValidationError as exc:
+        for err in exc.errors():
+            name = "TUTOR_" + str(err["loc"][0]).upper() if err["loc"] else "settings"
+            print(f"tutor health: {name}: {err['msg']}", file=sys.stderr)
+        return 2
+    names = tuple(args.check or ("database", "sandbox"))
+    results = asyncio.run(run_checks(settings, names, max_age_s=args.max_age))
+    if args.json:
+        print(json.dumps([r.model_dump() for r in results]))
+    else:
+        for result in results:
+            print(f"{'ok  ' if result.ok else 'FAIL'} {result.name}: {result.detail}")
+    return 0 if all(r.ok for r in results) else 1

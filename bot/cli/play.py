@@ -1,0 +1,157 @@
+"""``tutor play``: the tutor in a terminal, with embedded defaults and no Discord token.
+
+The composition root of the terminal front end: builds :class:`TutorSettings` (environment,
+``.env``, then the flags below), opens the services (the question bank, the grader, the
+SQLite store at ``data/tutor.db``, a local sandbox worker started and stopped with the
+session) and runs one of two front ends:
+
+* interactive (standard input is a terminal): menus and panels, see
+  :mod:`bot.play.terminal`;
+* the line protocol (input piped, or ``--script``/``--json``): one command per line, see
+  :mod:`bot.play.protocol`.
+
+Exit status: 0; 1 when a script line was refused, the content is invalid or the database
+cannot be opened; 2 on bad settings or flags; 130 after Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+import sqlite3
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from bot.cli.stats import _snowflake
+from bot.settings import TutorSettings
+
+OPENING = "Opening the bank and starting the sandbox worker (torch loads once, about 10 s)"
+
+
+def register(sub: Any) -> None:
+    """Add ``tutor play`` to the CLI."""
+    play = sub.add_parser(
+        "play",
+        help="the tutor in this terminal (no Discord needed); pipe commands in to script it",
+        description="Answer trap questions about PyTorch autograd in the terminal. "
+        "Interactive on a terminal; with piped input (or --script) it reads one command "
+        "per line: quiz [kind=K] [topic=T] [difficulty=N] | item ID | review | hint | "
+        "verdict true|false | answer TEXT | skip | stats | topics | graph DIR | quit.",
+    )
+    play.add_argument(
+        "--learner",
+        type=_snowflake,
+        default=None,
+        metavar="ID",
+        help="learner id to record as (default: $TUTOR_PLAY_LEARNER_ID or 1)",
+    )
+    play.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="SQLite file (default: $TUTOR_DATABASE_PATH or data/tutor.db)",
+    )
+    play.add_argument(
+        "--sandbox",
+        default=None,
+        metavar="ADDRESS",
+        help="local (start a worker; the default), off (show recorded outputs), "
+        "unix:/path.sock or http://host:port (default: $TUTOR_SANDBOX_ADDRESS)",
+    )
+    play.add_argument(
+        "--script", action="store_true", help="read the line protocol even on a terminal"
+    )
+    play.add_argument(
+        "--json", action="store_true", help="line protocol with one JSON event per line"
+    )
+    play.add_argument(
+        "--seed", type=int, default=None, help="seed the choice of questions (reproducible)"
+    )
+    play.set_defaults(handler=cmd_play)
+
+
+def _settings(args: argparse.Namespace) -> TutorSettings | None:
+    """The settings with the flags applied, or None after naming each bad value."""
+    overrides: dict[str, object] = {}
+    if args.db is not None:
+        overrides["database_path"] = args.db
+    if args.sandbox is not None and args.sandbox != "off":
+        overrides["sandbox_address"] = args.sandbox
+    try:
+        return TutorSettings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        for err in exc.errors():
+            field = str(err["loc"][0]) if err["loc"] else "settings"
+            flag = {"database_path": "--db", "sandbox_address": "--sandbox"}.get(field)
+            name = flag if field in overrides and flag else "TUTOR_" + field.upper()
+            print(f"tutor play: {name}: {err['msg']}", file=sys.stderr)
+        return None
+
+
+def _configure_logging(settings: TutorSettings) -> None:
+    """Errors only, unless ``TUTOR_LOG_LEVEL`` is set: the session's events already say
+    what a learner needs (e.g. that an output is the recorded one)."""
+    level = settings.log_level if "log_level" in settings.model_fields_set else "ERROR"
+    logging.basicConfig(
+        level=logging.getLevelNamesMapping()[level],
+        stream=sys.stderr,
+        format="tutor play: %(levelname)s %(name)s: %(message)s",
+    )
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """Open the services and run the interactive or the scripted front end."""
+    from rich.console import Console
+
+    from bot.content.loader import ContentErrors
+    from bot.play.app import open_play
+    from bot.play.script import run_script
+    from bot.play.session import PlaySession
+    from bot.play.terminal import run_interactive
+
+    settings = _settings(args)
+    if settings is None:
+        return 2
+    _configure_logging(settings)
+    learner = args.learner if args.learner is not None else settings.play_learner_id
+    interactive = sys.stdin.isatty() and not (args.script or args.json)
+    console = Console(highlight=False)
+    try:
+        with ExitStack() as stack:
+            if interactive:
+                with console.status(OPENING):
+                    context = stack.enter_context(
+                        open_play(settings, sandbox_off=args.sandbox == "off")
+                    )
+            else:
+                context = stack.enter_context(
+                    open_play(settings, sandbox_off=args.sandbox == "off")
+                )
+            session = PlaySession(
+                context.services,
+                learner,
+                measure_time=interactive,
+                rng=random.Random(args.seed),  # noqa: S311 - choosing questions
+            )
+            if interactive:
+                return run_interactive(context, session, console)
+            return run_script(context, session, sys.stdin, sys.stdout, sys.stderr, json=args.json)
+    except ContentErrors as exc:
+        for err in exc.errors:
+            print(err, file=sys.stderr)
+        return 1
+    except sqlite3.Error as exc:
+        print(
+            f"tutor play: cannot open the progress database {settings.database_path}: {exc}",
+            file=sys.stderr,
+        )
+        return 1
+    except KeyboardInterrupt:
+        print("tutor play: interrupted; every answer graded so far is saved", file=sys.stderr)
+        return 130

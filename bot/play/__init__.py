@@ -1,0 +1,15 @@
+"""``tutor play``: the tutor in a terminal, built on the service layer the bot uses.
+
+=====================  =============================================================
+module                 role
+=====================  =============================================================
+``protocol``           the line protocol: commands (parsed from lines), events (pydantic)
+``session``            :class:`PlaySession`: runs commands over :mod:`bot.quiz`
+``app``                :func:`open_play`: the services on one loop, sandbox fallback
+``script``             the line-protocol front end (text or ``--json`` events)
+``terminal``           the interactive front end (rich menus and panels)
+``render``             events as plain text and as rich panels
+=====================  =============================================================
+
+No discord, no torch: snippets run in the sandbox worker, a separate process.
+"""

@@ -1,0 +1,243 @@
+"""How ``tutor play`` shows its events: plain text (scripts) and rich panels (a terminal).
+
+Feedback is always :func:`bot.grading.render_feedback`'s text, the words the Discord bot
+shows too; here it only loses its light markdown (``**bold**`` becomes bold or plain, the
+``\\_`` escapes are undone). Stats are :func:`bot.cli.stats.render_text`'s summary.
+Everything shown is cleaned of control characters (an output could carry terminal escape
+sequences) and, for rich, escaped so a ``[`` in a prompt is never read as markup.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from rich.columns import Columns
+from rich.console import Group, RenderableType
+from rich.markup import escape
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from bot.cli.stats import render_text as stats_text
+from bot.content.models import Kind, Label
+from bot.play.protocol import (
+    Ended,
+    ErrorEvent,
+    Event,
+    Graded,
+    GraphSaved,
+    HintShown,
+    NothingToReview,
+    Question,
+    Revealed,
+    Skipped,
+    Started,
+    StatsShown,
+    TopicsShown,
+    VerdictSet,
+)
+from bot.progress.models import LearnerStats
+
+_CONTROL: Final = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_MD_ESCAPE: Final = re.compile(r"\\([\\*_~|\[\]])")
+_BOLD: Final = re.compile(r"\*\*(.+?)\*\*")
+
+KIND_NAMES: Final = {
+    Kind.TRUE_FALSE: "true/false",
+    Kind.SPOT_THE_ERROR: "spot the error",
+    Kind.WHY: "why",
+    Kind.EDGE_CASE: "edge case",
+}
+LABEL_STYLES: Final = {Label.CORRECT: "green", Label.PARTIAL: "yellow", Label.INCORRECT: "red"}
+
+
+def clean(text: str) -> str:
+    """``text`` without ANSI escape sequences and control characters (newline and tab stay)."""
+    return _CONTROL.sub("", text)
+
+
+def feedback_plain(feedback: str) -> str:
+    """``render_feedback``'s text for a terminal: bold markers and markdown escapes removed."""
+    return _MD_ESCAPE.sub(r"\1", _BOLD.sub(r"\1", clean(feedback)))
+
+
+def _indent(text: str) -> str:
+    lines = clean(text).rstrip("\n").split("\n") or [""]
+    return "\n".join("    " + line for line in lines)
+
+
+def output_caption(event: Revealed) -> str:
+    """Where the shown output comes from, in words (e.g. ``ran now in the sandbox: exit 0,
+    torch 2.13.0, 36 ms``)."""
+    if event.source == "sandbox":
+        took = f", {event.duration_ms:.0f} ms" if event.duration_ms is not None else ""
+        return f"ran now in the sandbox: {event.status}, torch {event.torch_version}{took}"
+    if event.source == "cache":
+        return f"a real run with torch {event.torch_version}, kept from an earlier reveal"
+    return f"recorded with torch {event.torch_version}; the sandbox could not run it now"
+
+
+def question_heading(event: Question) -> str:
+    """``TF3 · true/false · difficulty 1 · grad-accumulation, backward`` (plus review info)."""
+    parts = [event.item_id, KIND_NAMES[event.kind], f"difficulty {event.difficulty}"]
+    parts.append(", ".join(event.tags))
+    if event.source == "review":
+        parts.append(f"review, {event.review_left} more queued")
+    return " · ".join(parts)
+
+
+def started_text(event: Started) -> str:
+    """The opening line: learner, database, bank size, sandbox."""
+    sandbox = event.sandbox
+    if sandbox.available:
+        where = "a local worker" if sandbox.address == "local" else sandbox.address
+        box = f"sandbox: {where}, torch {sandbox.torch_version} ({sandbox.backend})"
+    else:
+        box = f"sandbox unavailable ({sandbox.note}): reveals show the recorded output"
+    return (
+        f"autograd-tutor: learner {event.learner_id}, database {event.database}, "
+        f"{event.items} items; {box}"
+    )
+
+
+def ended_text(event: Ended) -> str:
+    """Why the session ended, what was left open, and the final stats."""
+    why = {"quit": "Bye", "eof": "End of input", "interrupted": "Interrupted"}[event.reason]
+    lines = [f"{why}. Every answer graded above is saved."]
+    if event.unanswered:
+        lines.append(f"{event.unanswered} was left unanswered; nothing was recorded for it.")
+    if event.stats is not None:
+        lines.append(stats_text(event.stats))
+    return "\n".join(lines)
+
+
+def render_plain(event: Event) -> str:
+    """One event as plain text (the line protocol without ``--json``)."""
+    match event:
+        case Started():
+            return started_text(event)
+        case Question():
+            how = "verdict true|false, then answer TEXT" if event.needs_verdict else "answer TEXT"
+            return f"\n[{question_heading(event)}]\n{clean(event.prompt)}\n({how}; hint; skip)"
+        case HintShown():
+            return f"Hint: {clean(event.hint)}"
+        case VerdictSet():
+            return f"Verdict for {event.item_id}: {'true' if event.verdict else 'false'}."
+        case Graded():
+            return feedback_plain(event.feedback)
+        case Revealed():
+            return (
+                f"Explanation: {clean(event.explanation)}\n"
+                f"Snippet:\n{_indent(event.snippet)}\n"
+                f"Output ({output_caption(event)}):\n{_indent(event.output)}"
+            )
+        case Skipped():
+            return f"Skipped {event.item_id}; nothing recorded."
+        case NothingToReview():
+            return "Nothing to review: no card is due and no recent answer was missed."
+        case StatsShown():
+            return stats_text(event.stats)
+        case TopicsShown():
+            kinds = ", ".join(f"{k.name} ({k.items})" for k in event.kinds)
+            topics = ", ".join(f"{t.name} ({t.items})" for t in event.topics)
+            return f"Kinds: {kinds}\nTopics: {topics}"
+        case GraphSaved():
+            return f"Saved the graph of {event.item_id} to {event.path}"
+        case ErrorEvent():
+            where = f"line {event.line}: " if event.line is not None else ""
+            return f"error: {where}{event.message}"
+        case Ended():
+            return ended_text(event)
+    raise AssertionError(f"unrendered event {event!r}")  # pragma: no cover
+
+
+def _feedback_rich(event: Graded) -> Text:
+    text = Text()
+    for n, line in enumerate(clean(event.feedback).split("\n")):
+        if n:
+            text.append("\n")
+        last = 0
+        for match in _BOLD.finditer(line):
+            text.append(_MD_ESCAPE.sub(r"\1", line[last : match.start()]))
+            text.append(_MD_ESCAPE.sub(r"\1", match.group(1)), style="bold")
+            last = match.end()
+        text.append(_MD_ESCAPE.sub(r"\1", line[last:]))
+    return text
+
+
+def stats_table(stats: LearnerStats) -> RenderableType:
+    """The learner's stats as a small table, the streak first."""
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("streak", f"{stats.streaks.current} day(s) (best {stats.streaks.best})")
+    table.add_row("attempts", f"{stats.attempts} on {stats.items_attempted} item(s)")
+    if stats.attempts:
+        table.add_row(
+            "accuracy",
+            f"{stats.accuracy:.0%} · average score {stats.average_score:.2f} · "
+            f"first try right {stats.first_try_rate:.0%}",
+        )
+    table.add_row("reviews due", str(stats.reviews_due))
+    if stats.by_kind:
+        table.add_row(
+            "by kind", ", ".join(f"{a.key} {a.accuracy:.0%} ({a.attempts})" for a in stats.by_kind)
+        )
+    if stats.weakest_items:
+        table.add_row(
+            "weakest", ", ".join(f"{i.item_id} {i.average_score:.2f}" for i in stats.weakest_items)
+        )
+    return Panel(table, title="Your progress", border_style="cyan", expand=False)
+
+
+def render_rich(event: Event) -> RenderableType:
+    """One event as a rich renderable for the interactive terminal."""
+    match event:
+        case Question():
+            body = Text(clean(event.prompt))
+            return Panel(body, title=escape(question_heading(event)), border_style="cyan")
+        case Graded():
+            style = LABEL_STYLES[event.label]
+            return Panel(_feedback_rich(event), title="Feedback", border_style=style)
+        case Revealed():
+            parts: list[RenderableType] = [
+                Text(clean(event.explanation)),
+                Text("\nSnippet", style="bold"),
+                Syntax(clean(event.snippet).rstrip("\n"), "python", theme="ansi_dark"),
+                Text(f"\nOutput ({output_caption(event)})", style="bold"),
+                Text(clean(event.output).rstrip("\n") or "(no output)", style="green"),
+            ]
+            return Panel(Group(*parts), title=f"Why: {event.item_id}", border_style="blue")
+        case HintShown():
+            return Text(f"Hint: {clean(event.hint)}", style="italic")
+        case StatsShown():
+            return stats_table(event.stats)
+        case TopicsShown():
+            kinds = Columns([f"{k.name} ({k.items})" for k in event.kinds], padding=(0, 3))
+            topics = Columns([f"{t.name} ({t.items})" for t in event.topics], padding=(0, 3))
+            return Panel(
+                Group(Text("Kinds", style="bold"), kinds, Text("\nTopics", style="bold"), topics),
+                title="What you can ask for",
+                border_style="cyan",
+            )
+        case ErrorEvent():
+            return Text(clean(event.message), style="bold red")
+        case Ended():
+            return Text(ended_text(event).split("\n")[0], style="bold")
+    return Text(clean(render_plain(event)))
+
+
+__all__ = [
+    "KIND_NAMES",
+    "clean",
+    "ended_text",
+    "feedback_plain",
+    "output_caption",
+    "question_heading",
+    "render_plain",
+    "render_rich",
+    "started_text",
+    "stats_table",
+]

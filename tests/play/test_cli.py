@@ -1,0 +1,156 @@
+"""``tutor play`` as a process: piped input, the learner id, Ctrl-C, and a real terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CONTENT, ROOT
+
+ROUND = "item TF3\nverdict false\nanswer .grad accumulates: each backward adds to it\nquit\n"
+
+
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TUTOR_")}
+    env.update(
+        PYTHONPATH=str(ROOT),
+        TUTOR_CONTENT_DIR=str(CONTENT),
+        TUTOR_DATABASE_PATH=str(tmp_path / "data" / "tutor.db"),
+        COLUMNS="100",
+    )
+    env.update(extra)
+    return env
+
+
+def _tutor(
+    tmp_path: Path, *args: str, stdin: str = "", **env: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=_env(tmp_path, **env),
+        timeout=120,
+        check=False,
+    )
+
+
+def test_piped_input_is_read_as_the_line_protocol(tmp_path: Path) -> None:
+    done = _tutor(tmp_path, "play", "--sandbox", "off", stdin=ROUND)
+    assert done.returncode == 0, done.stderr
+    assert "[TF3 · true/false" in done.stdout
+    assert "Correct (score" in done.stdout
+    assert "recorded with torch 2.13.0; the sandbox could not run it now" in done.stdout
+
+
+def test_the_learner_id_comes_from_the_environment_and_stats_persist(tmp_path: Path) -> None:
+    _tutor(tmp_path, "play", "--sandbox", "off", stdin=ROUND, TUTOR_PLAY_LEARNER_ID="77")
+    stats = _tutor(tmp_path, "stats", "--learner", "77", "--json")
+    assert stats.returncode == 0, stats.stderr
+    assert json.loads(stats.stdout)["attempts"] == 1
+
+
+def test_a_bad_learner_id_is_named_with_exit_2(tmp_path: Path) -> None:
+    done = _tutor(tmp_path, "play", "--learner", "abc", stdin="quit\n")
+    assert done.returncode == 2
+    assert "'abc' is not a Discord id" in done.stderr
+
+
+def test_a_bad_setting_is_named_with_exit_2(tmp_path: Path) -> None:
+    done = _tutor(tmp_path, "play", stdin="quit\n", TUTOR_PLAY_LEARNER_ID="-3")
+    assert done.returncode == 2
+    assert done.stderr.startswith("tutor play: TUTOR_PLAY_LEARNER_ID: Input should be greater")
+
+
+def test_ctrl_c_while_waiting_ends_cleanly_with_the_answers_kept(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", "play", "--sandbox", "off", "--json"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=_env(tmp_path),
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    proc.stdin.write(ROUND.replace("quit\n", "item WHY1\n"))
+    proc.stdin.flush()
+    seen = []
+    while not seen or seen[-1]["event"] != "question" or seen[-1]["item_id"] != "WHY1":
+        seen.append(json.loads(proc.stdout.readline()))
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    ended = json.loads(out.splitlines()[-1])
+    assert proc.returncode == 130
+    assert "Traceback" not in err
+    assert (ended["reason"], ended["unanswered"]) == ("interrupted", "WHY1")
+    assert ended["stats"]["attempts"] == 1
+
+
+def _read_until(fd: int, needle: str, timeout_s: float = 60.0) -> str:
+    """Read the pty until ``needle`` shows (or fail with what was seen)."""
+    seen = ""
+    deadline = time.monotonic() + timeout_s
+    while needle not in seen:
+        left = deadline - time.monotonic()
+        assert left > 0, f"{needle!r} never showed; the screen had:\n{seen[-2000:]}"
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536).decode(errors="replace")
+            except OSError:  # the child closed the terminal
+                break
+            seen += chunk
+    return seen
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="uses a Linux pseudo-terminal")
+def test_on_a_terminal_the_menus_take_a_learner_through_a_round(tmp_path: Path) -> None:
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", "play", "--sandbox", "off"],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        cwd=tmp_path,
+        env=_env(tmp_path, TERM="dumb"),
+        close_fds=True,
+    )
+    os.close(follower)
+    try:
+        steps = [
+            ("new question", ""),
+            ("Kind", "tf"),
+            ("Difficulty", "any"),
+            ("Topic", "grad-accumulation"),
+            ("Verdict", "f"),
+            ("Why?", "grads accumulate: every backward adds to .grad"),
+            ("another like this", "q"),
+        ]
+        screen = ""
+        for prompt, keys in steps:
+            screen += _read_until(leader, prompt)
+            os.write(leader, keys.encode() + b"\r")
+        screen += _read_until(leader, "Your progress")
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(leader)
+    assert "Feedback" in screen
+    assert "score" in screen
+    assert "Output (recorded with torch 2.13.0" in screen
+    assert "streak" in screen

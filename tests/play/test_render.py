@@ -1,0 +1,63 @@
+"""How play shows things: never a terminal escape from an output, never markup from content."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from bot.content.models import Kind
+from bot.play.protocol import Question, Revealed
+from bot.play.render import clean, feedback_plain, render_plain, render_rich
+
+
+def _revealed(output: str, source: str = "sandbox") -> Revealed:
+    return Revealed.model_validate(
+        {
+            "item_id": "TF3",
+            "answer": "False.",
+            "explanation": "It accumulates.",
+            "snippet": "print(1)\n",
+            "output": output,
+            "source": source,
+            "status": "exit 0" if source != "recorded" else None,
+            "torch_version": "2.13.0",
+            "duration_ms": 31.0 if source == "sandbox" else None,
+        }
+    )
+
+
+def test_escape_sequences_and_control_characters_are_removed() -> None:
+    assert clean("a\x1b[2J\x1b]0;title\x07b\x00c\td\n") == "a]0;titlebc\td\n"
+
+
+def test_feedback_loses_its_markdown_only() -> None:
+    text = "**Correct** (score 1.00)\n✓ call `x.grad.zero_()` or grad.zero\\_()"
+    assert feedback_plain(text) == "Correct (score 1.00)\n✓ call `x.grad.zero_()` or grad.zero_()"
+
+
+def test_a_terminal_escape_in_an_output_never_reaches_the_screen() -> None:
+    shown = render_plain(_revealed("tensor([1.])\x1b[31m\n"))
+    assert "\x1b" not in shown
+    assert "    tensor([1.])" in shown
+
+
+def test_the_output_says_where_it_came_from() -> None:
+    assert "ran now in the sandbox: exit 0, torch 2.13.0, 31 ms" in render_plain(_revealed("x"))
+    recorded = render_plain(_revealed("x", "recorded"))
+    assert "recorded with torch 2.13.0; the sandbox could not run it now" in recorded
+
+
+def test_brackets_in_a_prompt_are_shown_not_read_as_markup() -> None:
+    question = Question.model_validate(
+        {
+            "item_id": "SE1",
+            "kind": Kind.SPOT_THE_ERROR,
+            "prompt": "What does x[0] = 1 do to [bold]the graph[/bold]?",
+            "difficulty": 2,
+            "tags": ["in-place"],
+            "needs_verdict": False,
+            "source": "quiz",
+        }
+    )
+    console = Console(width=100, record=True, color_system=None)
+    console.print(render_rich(question))
+    assert "x[0] = 1 do to [bold]the graph[/bold]?" in console.export_text()
