@@ -10,11 +10,15 @@ Run on demand (not in the test suite), from the repository root:
    ``SandboxClient`` for a remote worker), builds the bot with ``create_bot``, logs it in
    against the fake Discord served by this parent process (``setup_hook`` runs, cogs and
    persistent buttons load), then reports its resident set size (VmRSS from /proc, MiB).
-   Twice: in this venv, where numpy is installed for torch and sqlite-utils imports it,
-   and with numpy hidden, as in the bot image (no torch, no numpy). Side by side, in the
-   same run: a bare interpreter, the service layer alone, and an interpreter that imports
-   torch (what the bot must never do). Target (issue 6): bot idle RSS <= 100 MB. The local
-   sandbox worker ``tutor bot`` starts by default is a separate process, not counted.
+   Then it takes one graph picture the way "Show graph" does (``quiz.draw_graph``: the
+   sandbox service draws it, here the real ``POST /graph.png`` served by this parent with
+   a fake worker) and wraps it in a ``discord.File``, and reports its RSS again and
+   whether matplotlib was imported. Twice: in this venv, where numpy is installed for torch
+   and sqlite-utils imports it, and with numpy hidden, as in the bot image (no torch, no
+   numpy, no matplotlib). Side by side, in the same run: a bare interpreter, the service
+   layer alone, and an interpreter that imports torch (what the bot must never do). Target
+   (issue 6): bot RSS <= 100 MB. The sandbox worker and its render process are separate
+   processes, not counted.
 2. Acknowledgement: ``--flows`` learners at once each run /quiz -> Answer -> submit ->
    "Run the snippet" on the shipped bank's WHY items, against the real grader and store,
    while the sandbox takes ``--sandbox-delay`` seconds to answer; prints the p50, p99 and
@@ -32,6 +36,9 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
+from typing import NamedTuple
+
+from aiohttp import web
 
 CHILD = textwrap.dedent(
     """
@@ -46,12 +53,12 @@ CHILD = textwrap.dedent(
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
 
-    async def main(url, with_bot):
+    async def main(url, with_bot, sandbox_url):
         from bot.settings import TutorSettings
         settings = TutorSettings(
             _env_file=None, discord_token="fake-token.for.benchmarks",
             content_dir=Path("content"), database_path=Path(tempfile.mkdtemp()) / "tutor.db",
-            sandbox_address="http://127.0.0.1:9",  # a remote worker, down: probed, not fatal
+            sandbox_address=sandbox_url,  # a remote worker (the parent's /graph.png)
         )
         from bot.cli.bot import preload  # in the order of bot/cli/bot.py:cmd_bot
         preload()
@@ -64,22 +71,46 @@ CHILD = textwrap.dedent(
                 bot = create_bot(services)
                 await bot.login("fake-token.for.benchmarks")
             await asyncio.sleep(0.5)
-            print(f"{rss_mib():.1f} {int('torch' in sys.modules)} {len(services.bank)}")
+            idle = rss_mib()
+            picture_mib, png_bytes = idle, 0
             if with_bot:
+                import io
+                from bot import quiz
+                from tests.fake_sandbox import small_graph
+                picture = await quiz.draw_graph(services, small_graph(), title="TF5")
+                attachment = discord.File(io.BytesIO(picture.png), filename="graph.png")
+                await asyncio.sleep(0.2)
+                picture_mib, png_bytes = rss_mib(), len(picture.png)
+                attachment.close()
                 await bot.close()
+            print(
+                f"{idle:.1f} {picture_mib:.1f} {png_bytes} {int('matplotlib' in sys.modules)} "
+                f"{int('torch' in sys.modules)} {len(services.bank)}"
+            )
 
-    asyncio.run(main(sys.argv[1], sys.argv[2] == "bot"))
+    asyncio.run(main(sys.argv[1], sys.argv[2] == "bot", sys.argv[4]))
     """
 )
 
 RSS_SNIPPET = (
     "import sys\n{imports}\n"
     "rss=[int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmRSS:')][0]\n"
-    "print(f\"{{rss/1024:.1f}} {{int('torch' in sys.modules)}} 0\")"
+    "print(f\"{{rss/1024:.1f}} {{rss/1024:.1f}} 0 0 {{int('torch' in sys.modules)}} 0\")"
 )
 
 
-async def _child(code: str, *args: str) -> tuple[float, bool, int]:
+class Measured(NamedTuple):
+    """What a child process printed: RSS idle and after a picture (MiB), and what it loaded."""
+
+    idle_mib: float
+    picture_mib: float
+    png_bytes: int
+    matplotlib: bool
+    torch: bool
+    items: int
+
+
+async def _child(code: str, *args: str) -> Measured:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",
@@ -91,40 +122,70 @@ async def _child(code: str, *args: str) -> tuple[float, bool, int]:
     out, err = await proc.communicate()
     if proc.returncode != 0:
         raise RuntimeError(err.decode())
-    rss, torch, items = out.decode().split()[-3:]
-    return float(rss), torch == "1", int(items)
+    fields = out.decode().split()[-6:]
+    return Measured(
+        float(fields[0]),
+        float(fields[1]),
+        int(fields[2]),
+        fields[3] == "1",
+        fields[4] == "1",
+        int(fields[5]),
+    )
+
+
+async def _picture_service() -> tuple[web.AppRunner, str]:
+    """The real ``POST /graph.png`` (its render process) on loopback, with a fake worker."""
+    from sandbox.service import build_app
+    from tests.sandbox.test_service import FakeWorker
+
+    runner = web.AppRunner(build_app(FakeWorker(), max_request_bytes=256 * 1024))
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    return runner, f"http://127.0.0.1:{port}"
 
 
 async def memory() -> None:
-    """Print idle RSS of the bot, the services alone, bare Python and Python + torch.
+    """Print RSS of the bot idle and after a picture, the services alone, bare Python and
+    Python + torch.
 
-    The fake Discord runs in this (parent) process, so the child measures the bot alone.
+    The fake Discord and the picture service run in this (parent) process, so the child
+    measures the bot alone.
     """
     from tests.discord_app.harness import FakeDiscord
 
     fake = FakeDiscord()
     url = await fake.start()
-    bare, _, _ = await _child(RSS_SNIPPET.format(imports=""))
+    pictures, sandbox_url = await _picture_service()
+    bare = await _child(RSS_SNIPPET.format(imports=""))
     rows = []
     for numpy in ("numpy", "no-numpy"):
-        services, _, _ = await _child(CHILD, url, "services", numpy)
-        bot, bot_torch, items = await _child(CHILD, url, "bot", numpy)
-        rows.append((numpy, services, bot, bot_torch))
+        services = await _child(CHILD, url, "services", numpy, sandbox_url)
+        bot = await _child(CHILD, url, "bot", numpy, sandbox_url)
+        rows.append((numpy, services, bot))
     try:
-        torch, _, _ = await _child(RSS_SNIPPET.format(imports="import torch"))
+        torch = (await _child(RSS_SNIPPET.format(imports="import torch"))).idle_mib
     except RuntimeError:
         torch = float("nan")
+    await pictures.cleanup()
     await fake.stop()
-    print(f"idle RSS (MiB, one run, side by side; {items} items in the bank)")
-    print(f"  bare python                                  {bare:7.1f}")
-    for numpy, services, bot, bot_torch in rows:
+    print(f"RSS (MiB, one run, side by side; {rows[0][2].items} items in the bank)")
+    print(f"  bare python                                  {bare.idle_mib:7.1f}")
+    for numpy, services, bot in rows:
         where = "dev venv, numpy installed" if numpy == "numpy" else "bot image, no numpy"
         print(f"  [{where}]")
-        print(f"    services (bank, grader, store, client)   {services:7.1f}")
-        print(f"    bot, logged in, idle                     {bot:7.1f}   torch: {bot_torch}")
-        print(f"    bot / target 100 MB                      {bot * 1.048576 / 100:7.2f}")
+        print(f"    services (bank, grader, store, client)   {services.idle_mib:7.1f}")
+        idle = bot.idle_mib
+        print(f"    bot, logged in, idle                     {idle:7.1f}   torch: {bot.torch}")
+        print(
+            f"    bot after one graph picture              {bot.picture_mib:7.1f}   "
+            f"matplotlib: {bot.matplotlib}   PNG {bot.png_bytes:,} bytes"
+        )
+        print(f"    bot / target 100 MB (idle, picture)      {bot.idle_mib * 1.048576 / 100:7.2f}"
+              f" {bot.picture_mib * 1.048576 / 100:5.2f}")  # fmt: skip
     print(f"  python + torch                               {torch:7.1f}")
-    print(f"  bot (image) / python+torch                   {rows[1][2] / torch:7.2f}")
+    print(f"  bot (image) / python+torch                   {rows[1][2].idle_mib / torch:7.2f}")
 
 
 async def acknowledgements(flows: int, delay_s: float) -> None:

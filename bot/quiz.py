@@ -9,6 +9,7 @@ cogs and ``tutor play`` call these and only render what they return::
         learner_id=learner_id, idempotency_key=str(uuid4()),
     )
     shown = await reveal(services, item)   # explanation, snippet, real output
+    picture = await item_graph(services, item)   # its autograd graph, drawn by the sandbox
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from bot.grading import GradeResult, Response
 from bot.progress.models import AttemptIn, AttemptRecorded, ReviewQueue
 from bot.services import Services
 from sandbox.errors import SandboxError
-from sandbox.protocol import RunResult
+from sandbox.protocol import AutogradGraph, RunResult
 
 log = logging.getLogger(__name__)
 
@@ -270,9 +271,76 @@ async def reveal(services: Services, item: Item) -> Reveal:
     return Reveal(item=item, run=run)
 
 
+class NoGraph(QuizError):
+    """The sandbox ran the snippet but read no graph from it.
+
+    Attributes:
+        item_id: the item whose snippet ran.
+        reason: the sandbox's words (``RunResult.graph_error``), e.g. "the snippet ended
+            before its graph was written"; they may quote the job, so escape before echoing.
+    """
+
+    def __init__(self, item_id: str, reason: str) -> None:
+        self.item_id = item_id
+        self.reason = reason
+        super().__init__(f"no graph for {item_id}: {reason}")
+
+
+class GraphPicture(BaseModel):
+    """An autograd graph and its picture.
+
+    Attributes:
+        graph: the graph the snippet left (validated by the sandbox; its text is untrusted).
+        title: what it is the graph of (an item id, "your snippet").
+        png: the PNG drawn by the sandbox worker (about 1,100 px wide), or None when the
+            graph is empty: no tensor in scope has autograd history (say so in words;
+            ``graph.untracked`` names the tensors without history).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    graph: AutogradGraph
+    title: str
+    png: bytes | None
+
+
+async def draw_graph(services: Services, graph: AutogradGraph, *, title: str) -> GraphPicture:
+    """The picture of ``graph``, drawn by the sandbox worker (no picture for an empty graph).
+
+    Args:
+        graph: e.g. ``RunResult.graph`` of ``Snippets.run_learner(code, graph=True)``.
+        title: what it is the graph of, at most 60 printable characters.
+
+    Raises:
+        SandboxRejected: code ``unsupported`` when the worker cannot draw.
+        SandboxUnavailable: the worker is down, busy or too slow.
+    """
+    png = None if graph.empty else await services.snippets.render_graph(graph, title=title)
+    return GraphPicture(graph=graph, title=title, png=png)
+
+
+async def item_graph(services: Services, item: Item) -> GraphPicture:
+    """The autograd graph ``item``'s snippet builds, and its picture.
+
+    The graph comes from the same cached run as the reveal's output
+    (``Snippets.run_curated(item, graph=True)``), so after a reveal only the drawing waits.
+
+    Raises:
+        NoGraph: the run gave no graph (the sandbox says why).
+        SandboxRejected: the worker cannot draw (``unsupported``) or refused the snippet.
+        SandboxUnavailable: the worker is down, busy or too slow (and no run is cached).
+    """
+    run = await services.snippets.run_curated(item, graph=True)
+    if run.graph is None:
+        raise NoGraph(item.id, run.graph_error or "the sandbox returned none")
+    return await draw_graph(services, run.graph, title=item.id)
+
+
 __all__ = [
     "RECENT_WINDOW",
     "AnswerOutcome",
+    "GraphPicture",
+    "NoGraph",
     "NoMatchingItem",
     "QuizError",
     "QuizFilter",
@@ -280,7 +348,9 @@ __all__ = [
     "ReviewPlan",
     "UnknownTopic",
     "choose_item",
+    "draw_graph",
     "grade_and_record",
+    "item_graph",
     "matching_items",
     "next_item",
     "review_items",

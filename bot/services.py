@@ -35,13 +35,14 @@ from bot.content.loader import Bank, load_bank
 from bot.content.models import Item
 from bot.grading import Grader
 from bot.progress.clock import Clock, system_clock
+from bot.progress.errors import InvalidCacheEntry
 from bot.progress.store import ProgressStore
 from bot.settings import TutorSettings
 from sandbox.cache import CacheKey
 from sandbox.client import LocalSandbox, SandboxClient
 from sandbox.errors import SandboxError, SandboxUnavailable
 from sandbox.pool import SandboxPool
-from sandbox.protocol import Health, LimitOverrides, RunResult, code_sha256
+from sandbox.protocol import AutogradGraph, Health, LimitOverrides, RunResult, code_sha256
 
 log = logging.getLogger(__name__)
 
@@ -52,13 +53,18 @@ PROBE_INTERVAL_S = 60.0
 class SandboxRunner(Protocol):
     """What the service layer needs from a sandbox client (:class:`SandboxClient` has it).
 
-    Tests pass a fake with the same two methods to make the sandbox slow, down or refusing.
+    Tests pass a fake with the same methods to make the sandbox slow, down or refusing.
     """
 
     async def run(
-        self, code: str, *, limits: LimitOverrides | None = None, use_cache: bool = True
+        self,
+        code: str,
+        *,
+        limits: LimitOverrides | None = None,
+        use_cache: bool = True,
+        graph: bool = False,
     ) -> RunResult:
-        """Run one snippet.
+        """Run one snippet; with ``graph``, also return the autograd graph it leaves.
 
         Raises:
             SandboxRejected: refused (too large, invalid, learner code without isolation).
@@ -71,6 +77,16 @@ class SandboxRunner(Protocol):
 
         Raises:
             SandboxUnavailable: the worker cannot be reached.
+        """
+        ...
+
+    async def render_graph(self, graph: AutogradGraph, *, title: str | None = None) -> bytes:
+        """The PNG of ``graph``, drawn by the worker's service (never in this process).
+
+        Raises:
+            SandboxRejected: ``unsupported`` (no renderer there), ``invalid``, ``too_large``,
+                ``failed``.
+            SandboxUnavailable: down, busy after retries, or slower than the timeout.
         """
         ...
 
@@ -163,8 +179,26 @@ class Snippets:
             await self.probe()
         return self.torch_version or item.torch_version
 
-    async def run_curated(self, item: Item) -> RunResult:
+    async def _cached(self, key: CacheKey, graph: bool) -> RunResult | None:
+        """The stored result for ``key`` as asked, or None when absent or (for ``graph``)
+        stored before graphs existed."""
+        hit = await self.cache.get(key)
+        if hit is None or (graph and not hit.graph_read):
+            return None
+        return hit.as_asked(graph=graph).model_copy(update={"cached": True})
+
+    async def run_curated(self, item: Item, *, graph: bool = False) -> RunResult:
         """The real output of ``item``'s snippet: from the store when cached, else run once.
+
+        A curated snippet is always run with its autograd graph extracted (the sandbox does
+        so anyway: it changes no output), so its one stored entry answers both kinds of
+        call; without ``graph`` the graph fields are dropped from the answer. An entry stored
+        before graphs existed answers ``graph=False`` and is run again for ``graph=True``.
+
+        Args:
+            item: the item whose snippet runs.
+            graph: also return the graph (``RunResult.graph``, or ``graph_error`` saying
+                why there is none).
 
         Returns:
             The result; ``cached`` is True when it came from the store or the worker's cache.
@@ -175,32 +209,61 @@ class Snippets:
         """
         digest = code_sha256(item.snippet)
         key = CacheKey(code_sha256=digest, torch_version=await self._known_torch(item))
-        hit = await self.cache.get(key)
+        hit = await self._cached(key, graph)
         if hit is not None:
-            return hit.model_copy(update={"cached": True})
+            return hit
         lock = self._running.setdefault(key.text(), asyncio.Lock())
         async with lock:
-            hit = await self.cache.get(key)
+            hit = await self._cached(key, graph)
             if hit is not None:
-                return hit.model_copy(update={"cached": True})
-            result = await self.runner.run(item.snippet)
+                return hit
+            result = await self.runner.run(item.snippet, graph=True)
             self.torch_version = result.torch_version
             if result.ok:
                 stored = CacheKey(code_sha256=digest, torch_version=result.torch_version)
-                await self.cache.put(stored, result.model_copy(update={"cached": False}))
-            return result
+                try:
+                    await self.cache.put(stored, result.model_copy(update={"cached": False}))
+                except InvalidCacheEntry as exc:  # over the store's 256 KiB: serve it uncached
+                    log.warning("not caching the result of %s: %s", item.id, exc)
+            return result.as_asked(graph=graph)
 
-    async def run_learner(self, code: str) -> RunResult:
+    async def run_learner(self, code: str, *, graph: bool = False) -> RunResult:
         """Run a learner's own snippet (never from the cache).
+
+        Args:
+            code: the learner's snippet (the modal allows 4,000 characters).
+            graph: also return the autograd graph it leaves (``RunResult.graph``).
 
         Raises:
             SandboxRejected: code ``refused`` when the worker has no isolation; ``too_large``
                 or ``invalid`` for a bad request.
             SandboxUnavailable: the worker is down, busy or too slow.
         """
-        result = await self.runner.run(code, use_cache=False)
+        result = await self.runner.run(code, use_cache=False, graph=graph)
         self.torch_version = result.torch_version
         return result
+
+    async def render_graph(self, graph: AutogradGraph, *, title: str | None = None) -> bytes:
+        """Have the sandbox worker draw ``graph`` as a PNG.
+
+        The worker draws it in its render process (``POST /graph.png``), so neither the bot
+        nor ``tutor play`` loads matplotlib; the worker keeps its 32 latest pictures, so a
+        reveal's graph clicked by a whole channel is drawn once.
+
+        Args:
+            graph: a graph from ``RunResult.graph``.
+            title: shown after "Autograd graph" (an item id, "your snippet"); at most 60
+                printable characters.
+
+        Returns:
+            PNG bytes (about 1,100 px wide; 50-100 KiB for the bank's graphs).
+
+        Raises:
+            SandboxRejected: code ``unsupported`` when the worker has no renderer;
+                ``invalid``, ``too_large`` or ``failed`` otherwise.
+            SandboxUnavailable: the worker is down, busy or too slow.
+        """
+        return await self.runner.render_graph(graph, title=title)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,8 +3,9 @@
 No torch here. The bot builds one :class:`SandboxClient` in its composition root::
 
     async with SandboxClient(unix_path=Path("/run/sandbox/sandbox.sock")) as sandbox:
-        result = await sandbox.run("import torch\\nprint(torch.ones(2))")
+        result = await sandbox.run("import torch\\nprint(torch.ones(2))", graph=True)
         await channel.send(result.status)
+        png = await sandbox.render_graph(result.graph, title="your snippet")  # drawn there
 
 Without a separate service, :class:`LocalSandbox` starts one as a child process on a
 private Unix socket and stops it on exit::
@@ -41,7 +42,11 @@ from sandbox.errors import (
     SandboxUnavailable,
 )
 from sandbox.protocol import (
+    MAX_GRAPH_REQUEST_BYTES,
+    PNG_SIGNATURE,
+    AutogradGraph,
     ErrorBody,
+    GraphPictureRequest,
     Health,
     LimitOverrides,
     RunRequest,
@@ -131,6 +136,7 @@ class SandboxClient:
         *,
         limits: LimitOverrides | None = None,
         use_cache: bool = True,
+        graph: bool = False,
     ) -> RunResult:
         """Run one snippet.
 
@@ -138,6 +144,8 @@ class SandboxClient:
             code: Python source (at most 64 KiB).
             limits: limits to lower for this run.
             use_cache: allow a cached result for a curated snippet.
+            graph: also return the autograd graph it leaves (``result.graph``, or
+                ``result.graph_error`` saying why there is none).
 
         Returns:
             The result; ``result.status`` is the line to show.
@@ -148,11 +156,51 @@ class SandboxClient:
             SandboxUnavailable: down, or no answer within ``timeout_s``.
         """
         try:
-            request = RunRequest(code=code, limits=limits or LimitOverrides(), use_cache=use_cache)
+            request = RunRequest(
+                code=code, limits=limits or LimitOverrides(), use_cache=use_cache, graph=graph
+            )
         except ValidationError as exc:
             raise SandboxRejected(first_error(exc), "too_large") from exc
         body = await self._call("POST", "/run", request.model_dump_json().encode())
         return RunResult.model_validate_json(body)
+
+    async def render_graph(self, graph: AutogradGraph, *, title: str | None = None) -> bytes:
+        """Have the service draw ``graph`` as a PNG (``POST /graph.png``).
+
+        The picture is drawn in the worker's render process, so this process never loads
+        matplotlib. Identical requests are answered from the service's recent pictures.
+
+        Args:
+            graph: a graph from :attr:`RunResult.graph` (validated again by the service).
+            title: shown after "Autograd graph", e.g. an item id; at most 60 printable
+                characters.
+
+        Returns:
+            The PNG bytes (about 1,100 px wide, ~50-100 KiB for the bank's graphs).
+
+        Raises:
+            SandboxRejected: code ``invalid`` (a bad title), ``too_large`` (over
+                :data:`~sandbox.protocol.MAX_GRAPH_REQUEST_BYTES`), ``unsupported`` (the
+                worker has no renderer, or predates ``/graph.png``), ``failed`` (the
+                renderer raised: a bug, in the worker's log).
+            SandboxBusy: the service stayed busy drawing other pictures.
+            SandboxUnavailable: down, or no picture within ``timeout_s``.
+        """
+        try:
+            request = GraphPictureRequest(graph=graph, title=title)
+        except ValidationError as exc:
+            raise SandboxRejected(first_error(exc), "invalid") from exc
+        body = request.model_dump_json().encode()
+        if len(body) > MAX_GRAPH_REQUEST_BYTES:
+            raise SandboxRejected(
+                f"the graph is {len(body):,} bytes as JSON; at most "
+                f"{MAX_GRAPH_REQUEST_BYTES:,} are drawn",
+                "too_large",
+            )
+        png = await self._call("POST", "/graph.png", body, route_is_new=True)
+        if not png.startswith(PNG_SIGNATURE):
+            raise SandboxUnavailable("the sandbox answered /graph.png with something not a PNG")
+        return png
 
     async def health(self) -> Health:
         """The service's :class:`~sandbox.protocol.Health` (also when not ready).
@@ -169,6 +217,7 @@ class SandboxClient:
         path: str,
         data: bytes | None,
         ok_statuses: tuple[int, ...] = (200,),
+        route_is_new: bool = False,
     ) -> bytes:
         delay = self.backoff_s
         last: SandboxError = SandboxUnavailable("the sandbox was not tried")
@@ -186,7 +235,7 @@ class SandboxClient:
                     body = await response.read()
                     if response.status in ok_statuses:
                         return body
-                    error = _error_body(response.status, body)
+                    error = _error_body(response.status, body, route_is_new)
             except TimeoutError as exc:
                 raise SandboxTimeout(
                     f"the sandbox did not answer within {self.timeout_s:g} s"
@@ -206,10 +255,17 @@ class SandboxClient:
         raise last
 
 
-def _error_body(status: int, body: bytes) -> ErrorBody:
+def _error_body(status: int, body: bytes, route_is_new: bool = False) -> ErrorBody:
+    """The error an answer carries; a plain 404/405 for a route newer than some workers
+    (``route_is_new``) reads as ``unsupported``: aiohttp's answer on a worker from before it."""
     try:
         return ErrorBody.model_validate_json(body)
     except ValidationError:
+        if route_is_new and status in (404, 405):
+            return ErrorBody(
+                error="unsupported",
+                message=f"the sandbox does not serve this (HTTP {status}); is it older?",
+            )
         kind: Literal["busy", "unavailable", "invalid"] = (
             "busy" if status == 503 else "unavailable" if status >= 500 else "invalid"
         )

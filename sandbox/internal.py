@@ -2,23 +2,48 @@
 
 Not part of the public protocol: only :mod:`sandbox.worker` and :mod:`sandbox.zygote` use
 them. The worker sends :class:`JobSpec` as one JSON line on a per-job socket and reads a
-:class:`~sandbox.protocol.JobOutcome` back; the zygote greets with :class:`ZygoteHello`.
+:class:`JobAnswer` back; the zygote greets with :class:`ZygoteHello`.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from sandbox.protocol import Backend, Limits
+from sandbox.protocol import MAX_GRAPH_BYTES, Backend, JobOutcome, Limits
 
 
 class JobSpec(BaseModel):
-    """One job as the zygote's supervisor receives it: the code and its effective limits."""
+    """One job as the zygote's supervisor receives it.
+
+    Attributes:
+        code: the snippet.
+        limits: its effective limits.
+        graph: extract the autograd graph after the code ran (``RunRequest.graph``).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     code: str
     limits: Limits
+    graph: bool = False
+
+
+class JobAnswer(BaseModel):
+    """A spare's answer: what it observed, and the job's graph text exactly as read.
+
+    Attributes:
+        outcome: the job's outcome.
+        graph_text: with ``JobSpec.graph``: what the job wrote on its graph pipe, decoded as
+            UTF-8, at most :data:`~sandbox.protocol.MAX_GRAPH_BYTES` bytes. Untrusted: the
+            worker validates it as an :class:`~sandbox.protocol.AutogradGraph`.
+        graph_problem: why there is no ``graph_text`` (too large, not UTF-8, nothing written).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    outcome: JobOutcome
+    graph_text: str | None = Field(None, max_length=MAX_GRAPH_BYTES)
+    graph_problem: str | None = None
 
 
 class ZygoteHello(BaseModel):
@@ -50,5 +75,6 @@ JOB_RESULT_SLACK_BYTES = 64 * 1024
 
 
 def max_result_bytes(limits: Limits) -> int:
-    """Largest JSON a job's outcome can take: each output byte may become a 6-byte escape."""
-    return 2 * 6 * limits.output_bytes + JOB_RESULT_SLACK_BYTES
+    """Largest JSON a job's answer can take: each output or graph byte may become a 6-byte
+    escape."""
+    return 6 * (2 * limits.output_bytes + MAX_GRAPH_BYTES) + JOB_RESULT_SLACK_BYTES

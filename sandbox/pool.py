@@ -19,17 +19,20 @@ results are cached by the bot's store, so any worker may answer any reveal.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from types import TracebackType
-from typing import Self
+from typing import Self, TypeVar
 
 from sandbox.client import SandboxClient
 from sandbox.errors import SandboxBusy, SandboxTimeout, SandboxUnavailable
-from sandbox.protocol import Health, LimitOverrides, RunResult
+from sandbox.protocol import AutogradGraph, Health, LimitOverrides, RunResult
+
+T = TypeVar("T")
 
 
 class SandboxPool:
-    """Several sandbox workers behind the two methods of one client (``run``, ``health``).
+    """Several sandbox workers behind the methods of one client (``run``, ``render_graph``,
+    ``health``).
 
     Args:
         clients: one client per worker (build them with ``retries=0``: the pool retries
@@ -77,7 +80,12 @@ class SandboxPool:
         return sorted(range(n), key=lambda i: (self.in_flight[i], (i - start) % n))
 
     async def run(
-        self, code: str, *, limits: LimitOverrides | None = None, use_cache: bool = True
+        self,
+        code: str,
+        *,
+        limits: LimitOverrides | None = None,
+        use_cache: bool = True,
+        graph: bool = False,
     ) -> RunResult:
         """Run one snippet on the least loaded worker that takes it.
 
@@ -87,6 +95,26 @@ class SandboxPool:
             SandboxBusy: every worker was still busy after every round.
             SandboxUnavailable: no worker could be reached.
         """
+        return await self._spread(
+            lambda client: client.run(code, limits=limits, use_cache=use_cache, graph=graph)
+        )
+
+    async def render_graph(self, graph: AutogradGraph, *, title: str | None = None) -> bytes:
+        """Have the least loaded worker that takes it draw ``graph`` as a PNG.
+
+        Each worker keeps its own recent pictures, so an identical request may be drawn
+        once per worker.
+
+        Raises:
+            SandboxRejected: refused (``unsupported``, ``invalid``, ``too_large``, ``failed``).
+            SandboxTimeout: the chosen worker did not answer in time.
+            SandboxBusy: every worker was still busy after every round.
+            SandboxUnavailable: no worker could be reached.
+        """
+        return await self._spread(lambda client: client.render_graph(graph, title=title))
+
+    async def _spread(self, call: Callable[[SandboxClient], Awaitable[T]]) -> T:
+        """``call`` on the least loaded worker; busy or unreachable ones pass it on."""
         delay = self.backoff_s
         last: SandboxUnavailable = SandboxUnavailable("no sandbox worker was tried")
         for round_ in range(self.retries + 1):
@@ -96,7 +124,7 @@ class SandboxPool:
             for index in self._order():
                 self.in_flight[index] += 1
                 try:
-                    return await self.clients[index].run(code, limits=limits, use_cache=use_cache)
+                    return await call(self.clients[index])
                 except SandboxTimeout:
                     raise
                 except SandboxBusy as exc:

@@ -10,6 +10,32 @@ Both sides import this module; it never imports torch. A run is one HTTP exchang
 Errors are an :class:`ErrorBody` with a machine ``error`` code and a human ``message``
 (413 too large, 422 invalid, 403 refused, 503 busy with a ``Retry-After`` header).
 
+A graph is drawn by the worker's service process, never by the bot::
+
+    POST /graph.png   GraphPictureRequest {"graph": {...}, "title": "TF5"}
+    200               image/png bytes
+
+With ``"graph": true`` the result also carries the autograd graph the snippet left in its
+global scope, as an :class:`AutogradGraph` (or ``graph_error`` saying why there is none)::
+
+    POST /run   {"code": "import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2",
+                 "graph": true}
+    200         {..., "graph": {"nodes": [
+                    {"id": 0, "kind": "tensor", "label": "y", "tensor": {"names": ["y"],
+                     "shape": [2], "dtype": "float32", "requires_grad": true, "is_leaf": false,
+                     "grad_set": false, "retains_grad": false, "cut": null}},
+                    {"id": 1, "kind": "backward", "label": "MulBackward0", "tensor": null},
+                    {"id": 2, "kind": "backward", "label": "AccumulateGrad", "tensor": null},
+                    {"id": 3, "kind": "tensor", "label": "x", "tensor": {"names": ["x"], ...}}],
+                  "edges": [{"source": 0, "target": 1, "kind": "grad_fn"},
+                            {"source": 1, "target": 2, "kind": "next"},
+                            {"source": 2, "target": 3, "kind": "variable"}],
+                  "truncated": false, "untracked": [], "notes": []},
+                 "graph_error": null}
+
+The graph is built inside the job, so a hostile snippet can forge it: :class:`AutogradGraph`
+caps every size and refuses control characters, and renderers treat its text as untrusted.
+
 :func:`describe_outcome` is the one place that turns an outcome into words; every front end
 (Discord, ``tutor play``, ``tutor content verify``) shows :attr:`RunResult.status` as is.
 """
@@ -18,9 +44,19 @@ from __future__ import annotations
 
 import hashlib
 import signal as _signal
-from typing import Literal, Self
+import unicodedata
+from typing import Annotated, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 MAX_CODE_BYTES = 64 * 1024
 """A snippet longer than 64 KiB (UTF-8) is refused. Curated snippets are under 1 KiB."""
@@ -116,7 +152,8 @@ class RunRequest(BaseModel):
         limits: limits to lower for this run (never raised above the server's).
         use_cache: a curated snippet may be answered from the result cache; set False to
             force a real run (``tutor content verify`` does).
-        graph: reserved for a later issue (draw the autograd graph); must stay False for now.
+        graph: also return the autograd graph the snippet leaves in its global scope
+            (:attr:`RunResult.graph`); see sandbox/README.md, "Graph pictures".
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -134,19 +171,279 @@ class RunRequest(BaseModel):
             raise ValueError(f"code is {size:,} bytes; the limit is {MAX_CODE_BYTES:,} bytes")
         return value
 
-    @field_validator("graph")
-    @classmethod
-    def _graph_not_yet(cls, value: bool) -> bool:
-        if value:
-            raise ValueError("graph rendering is not supported by this sandbox version")
-        return value
-
 
 def first_error(exc: ValidationError) -> str:
     """``field: message`` for the first problem of a validation error, for people."""
     first = exc.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "body"
     return f"{where}: {first['msg'].removeprefix('Value error, ')}"
+
+
+# --------------------------------------------------------------------------- autograd graph
+
+MAX_GRAPH_NODES = 150
+"""Nodes an :class:`AutogradGraph` may hold. The extractor stops walking at this many (and
+sets ``truncated``); a picture with more boxes is unreadable at Discord's preview size."""
+
+MAX_GRAPH_EDGES = 300
+"""Edges an :class:`AutogradGraph` may hold (twice the nodes: most backward nodes have one
+or two inputs)."""
+
+MAX_GRAPH_LABEL_CHARS = 48
+"""Characters of one label or name (a variable name, ``enc.weight``, ``MulBackward0``)."""
+
+MAX_GRAPH_NAMES = 4
+"""Names kept per tensor (``x``, ``orig``, ...); more names of one tensor are dropped."""
+
+MAX_GRAPH_DIMS = 16
+"""Dimensions of a shape that are kept (torch allows 64; snippets use a handful)."""
+
+MAX_GRAPH_UNTRACKED = 12
+"""Names of tensors in scope without autograd history that are listed (not drawn)."""
+
+MAX_GRAPH_NOTES = 4
+"""Notes per graph (why it is partial, what could not be read)."""
+
+MAX_GRAPH_NOTE_CHARS = 200
+"""Characters per note."""
+
+MAX_GRAPH_BYTES = 128 * 1024
+"""Bytes of graph JSON the worker reads from a job; more is refused (a graph at every cap
+above takes well under this)."""
+
+_BIDI_CONTROLS = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _printable(value: str) -> str:
+    """Refuse control and bidirectional-override characters (they would garble a picture)."""
+    for char in value:
+        if char in _BIDI_CONTROLS or unicodedata.category(char) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
+            raise ValueError(f"contains the control character U+{ord(char):04X}")
+    return value
+
+
+GraphLabel = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=MAX_GRAPH_LABEL_CHARS),
+    AfterValidator(_printable),
+]
+"""One line of text on a graph picture: 1-48 printable characters, from an untrusted job."""
+
+GraphNote = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=MAX_GRAPH_NOTE_CHARS),
+    AfterValidator(_printable),
+]
+"""A sentence about the graph (at most 200 printable characters), from an untrusted job."""
+
+CutReason = Literal["detached", "no_grad", "inference_mode"]
+"""Why a tensor computed from tracked tensors has no autograd history.
+
+``detached``: ``.detach()``, ``.data``, ``.numpy()``, ``.item()`` or ``.tolist()`` on the
+right-hand side of its assignment; ``no_grad``: assigned inside ``with torch.no_grad()`` or
+``torch.set_grad_enabled(False)``; ``inference_mode``: an inference tensor.
+"""
+
+EdgeKind = Literal["next", "grad_fn", "variable", "cut"]
+"""What an edge means.
+
+``next``: backward node -> one of its ``next_functions`` (the way ``backward()`` goes);
+``grad_fn``: tensor -> the backward node that made it (its ``grad_fn``);
+``variable``: ``AccumulateGrad`` -> the leaf tensor whose ``.grad`` it adds into;
+``cut``: tensor without history -> a tracked tensor it was computed from (no gradient flows).
+"""
+
+_EDGE_ENDS: dict[str, tuple[str, str]] = {
+    "next": ("backward", "backward"),
+    "grad_fn": ("tensor", "backward"),
+    "variable": ("backward", "tensor"),
+    "cut": ("tensor", "tensor"),
+}
+
+
+class TensorFacts(BaseModel):
+    """What the graph says about one tensor.
+
+    Attributes:
+        names: the global names (or ``module.param`` paths, ``items[0]``) bound to it, at
+            most :data:`MAX_GRAPH_NAMES`; empty for a leaf no name reaches any more (the old
+            ``x`` after ``x = x + 1``).
+        shape: its sizes, e.g. ``[2, 3]`` (``[]`` for a 0-d tensor), at most 16 dims.
+        dtype: ``float32``, ``float64``, ``int64``, ...
+        requires_grad: ``tensor.requires_grad``.
+        is_leaf: ``tensor.is_leaf``.
+        grad_set: a leaf (or ``retain_grad()`` tensor) whose ``.grad`` is not None.
+        retains_grad: ``retain_grad()`` was called on this non-leaf.
+        cut: why it has no history although it came from tracked tensors, else None.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    names: list[GraphLabel] = Field(default_factory=list, max_length=MAX_GRAPH_NAMES)
+    shape: list[Annotated[int, Field(ge=0, lt=2**63)]] = Field(max_length=MAX_GRAPH_DIMS)
+    dtype: str = Field(pattern=r"^[a-z][a-z0-9_]{0,23}$")
+    requires_grad: bool
+    is_leaf: bool
+    grad_set: bool = False
+    retains_grad: bool = False
+    cut: CutReason | None = None
+
+
+class GraphNode(BaseModel):
+    """A box in the graph: a tensor, or a backward node (``MulBackward0``, ``AccumulateGrad``).
+
+    Attributes:
+        id: unique within the graph, ``0 <= id < MAX_GRAPH_NODES``.
+        kind: ``tensor`` or ``backward``.
+        label: the text on the box: the tensor's first name (``"(no name)"`` when none), or
+            the backward node's class name.
+        tensor: the tensor's facts; set exactly when ``kind`` is ``tensor``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: int = Field(ge=0, lt=MAX_GRAPH_NODES)
+    kind: Literal["tensor", "backward"]
+    label: GraphLabel
+    tensor: TensorFacts | None = None
+
+    @model_validator(mode="after")
+    def _facts_match_kind(self) -> Self:
+        if (self.kind == "tensor") != (self.tensor is not None):
+            raise ValueError("a tensor node needs tensor facts and a backward node has none")
+        return self
+
+
+class GraphEdge(BaseModel):
+    """An arrow between two nodes (see :data:`EdgeKind`); parallel edges are allowed
+    (``x * x`` gives ``MulBackward0`` two edges to the same ``AccumulateGrad``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: int = Field(ge=0, lt=MAX_GRAPH_NODES)
+    target: int = Field(ge=0, lt=MAX_GRAPH_NODES)
+    kind: EdgeKind
+
+
+class AutogradGraph(BaseModel):
+    """The autograd graph a snippet left behind, as the job saw it after its code ran.
+
+    Built inside the job (sandbox/graph_extract.py) from the tensors in the snippet's global
+    scope, or only those it names in ``__graph__``; validated here on the worker side because
+    a hostile job can write anything: every list and string is capped, node ids are unique,
+    every edge joins existing nodes of the right kinds, and the graph has no cycle.
+
+    Attributes:
+        nodes: at most :data:`MAX_GRAPH_NODES` boxes.
+        edges: at most :data:`MAX_GRAPH_EDGES` arrows.
+        truncated: the walk stopped at a cap; more of the graph exists than is drawn.
+        untracked: names of tensors in scope that have no autograd history and were not
+            found to be cut from one (listed, not drawn).
+        notes: sentences for the reader (e.g. why the graph is partial).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    nodes: list[GraphNode] = Field(default_factory=list, max_length=MAX_GRAPH_NODES)
+    edges: list[GraphEdge] = Field(default_factory=list, max_length=MAX_GRAPH_EDGES)
+    truncated: bool = False
+    untracked: list[GraphLabel] = Field(default_factory=list, max_length=MAX_GRAPH_UNTRACKED)
+    notes: list[GraphNote] = Field(default_factory=list, max_length=MAX_GRAPH_NOTES)
+
+    @model_validator(mode="after")
+    def _well_formed(self) -> Self:
+        kinds: dict[int, str] = {}
+        for index, node in enumerate(self.nodes):
+            if node.id in kinds:
+                raise ValueError(f"nodes.{index}: the id {node.id} is used twice")
+            kinds[node.id] = node.kind
+        successors: dict[int, list[int]] = {node_id: [] for node_id in kinds}
+        for index, edge in enumerate(self.edges):
+            for end in (edge.source, edge.target):
+                if end not in kinds:
+                    raise ValueError(f"edges.{index}: no node has the id {end}")
+            if edge.source == edge.target:
+                raise ValueError(f"edges.{index}: an edge from a node to itself")
+            want = _EDGE_ENDS[edge.kind]
+            if (kinds[edge.source], kinds[edge.target]) != want:
+                raise ValueError(f"edges.{index}: a {edge.kind} edge joins {want[0]} -> {want[1]}")
+            successors[edge.source].append(edge.target)
+        if _has_cycle(successors):
+            raise ValueError("edges: the graph has a cycle (an autograd graph never does)")
+        return self
+
+    @property
+    def empty(self) -> bool:
+        """True when there is nothing to draw."""
+        return not self.nodes
+
+
+def _has_cycle(successors: dict[int, list[int]]) -> bool:
+    """Iterative three-colour depth-first search (no recursion on untrusted input)."""
+    state = dict.fromkeys(successors, 0)  # 0 unseen, 1 on the stack, 2 done
+    for start in successors:
+        if state[start]:
+            continue
+        stack = [(start, iter(successors[start]))]
+        state[start] = 1
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                state[node] = 2
+                stack.pop()
+            elif state[child] == 1:
+                return True
+            elif state[child] == 0:
+                state[child] = 1
+                stack.append((child, iter(successors[child])))
+    return False
+
+
+MAX_GRAPH_TITLE_CHARS = 60
+"""Characters of a picture's title (an item id, "your snippet")."""
+
+MAX_GRAPH_REQUEST_BYTES = MAX_GRAPH_BYTES + 4 * 1024
+"""Bytes of a ``POST /graph.png`` body: a graph as large as the worker accepts from a job,
+plus room for the title and the envelope. A larger body is answered 413."""
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+"""The first eight bytes of every PNG file (RFC 2083, section 3.1)."""
+
+
+class GraphPictureRequest(BaseModel):
+    """``POST /graph.png``: draw this graph.
+
+    The graph is validated exactly as one read from a job (:class:`AutogradGraph`): a bot
+    sends back what the worker gave it, but the service trusts no caller with the renderer.
+    Example body::
+
+        {"graph": {"nodes": [...], "edges": [...], "truncated": false, "untracked": [],
+                   "notes": []},
+         "title": "TF5"}
+
+    Attributes:
+        graph: the graph to draw.
+        title: shown after "Autograd graph" at the top, e.g. an item id; at most
+            :data:`MAX_GRAPH_TITLE_CHARS` printable characters.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    graph: AutogradGraph
+    title: (
+        Annotated[
+            str,
+            StringConstraints(min_length=1, max_length=MAX_GRAPH_TITLE_CHARS),
+            AfterValidator(_printable),
+        ]
+        | None
+    ) = None
+
+    def digest(self) -> str:
+        """Hex SHA-256 of this request's JSON: the identity of a picture (the same graph and
+        title always draw the same PNG)."""
+        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()
 
 
 class JobOutcome(BaseModel):
@@ -196,6 +493,10 @@ class RunResult(JobOutcome):
         backend: how it was isolated (see :data:`Backend`).
         cached: answered from the curated-result cache, not run now.
         torch_version: the torch the worker has loaded, e.g. ``2.13.0``.
+        graph: with ``RunRequest.graph``: the autograd graph left in the snippet's global
+            scope (validated; its text is untrusted), or None when not asked or unreadable.
+        graph_error: with ``RunRequest.graph`` and no ``graph``: why, in words ("the snippet
+            ended before its graph was read", "the job's graph was refused: ...").
     """
 
     status: str
@@ -204,6 +505,8 @@ class RunResult(JobOutcome):
     backend: Backend
     cached: bool = False
     torch_version: str
+    graph: AutogradGraph | None = None
+    graph_error: str | None = Field(None, max_length=500)
 
     @classmethod
     def from_outcome(
@@ -213,8 +516,10 @@ class RunResult(JobOutcome):
         backend: Backend,
         torch_version: str,
         cached: bool = False,
+        graph: AutogradGraph | None = None,
+        graph_error: str | None = None,
     ) -> Self:
-        """Wrap an outcome with its status line and provenance."""
+        """Wrap an outcome with its status line, provenance and (when asked) its graph."""
         return cls(
             **outcome.model_dump(),
             status=describe_outcome(outcome, limits),
@@ -223,12 +528,30 @@ class RunResult(JobOutcome):
             backend=backend,
             cached=cached,
             torch_version=torch_version,
+            graph=graph,
+            graph_error=graph_error,
         )
 
     @property
     def output(self) -> str:
         """stdout followed by stderr, as a terminal would show a short run."""
         return self.stdout + self.stderr
+
+    @property
+    def graph_read(self) -> bool:
+        """The graph was asked for when this ran: ``graph`` or ``graph_error`` is set (a
+        result stored before graphs existed has neither)."""
+        return self.graph is not None or self.graph_error is not None
+
+    def as_asked(self, *, graph: bool) -> Self:
+        """This result as a request asked for it: without the graph fields unless ``graph``.
+
+        One cached run of a curated snippet (always extracted with its graph) answers
+        requests with and without ``graph``.
+        """
+        if graph:
+            return self
+        return self.model_copy(update={"graph": None, "graph_error": None})
 
 
 def outcome_ok(outcome: JobOutcome) -> bool:
@@ -301,14 +624,18 @@ class ErrorBody(BaseModel):
 
     Attributes:
         error: a stable code: ``too_large``, ``invalid``, ``refused``, ``busy``,
-            ``unavailable``.
+            ``unavailable``; for ``POST /graph.png`` also ``unsupported`` (the worker has no
+            renderer: matplotlib and networkx are not installed) and ``failed`` (the renderer
+            raised on a valid graph: a bug, logged by the service).
         message: one sentence for a person, naming what was wrong.
         retry_after_s: for ``busy``: seconds to wait before retrying.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    error: Literal["too_large", "invalid", "refused", "busy", "unavailable"]
+    error: Literal[
+        "too_large", "invalid", "refused", "busy", "unavailable", "unsupported", "failed"
+    ]
     message: str
     retry_after_s: float | None = None
 

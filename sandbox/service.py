@@ -1,7 +1,8 @@
-"""The HTTP face of the worker: ``POST /run`` and ``GET /health`` over a Unix socket or TCP.
+"""The HTTP face of the worker: ``POST /run``, ``POST /graph.png`` and ``GET /health``.
 
-A thin adapter (aiohttp) over :class:`sandbox.worker.Worker`; every answer body is a model
-from :mod:`sandbox.protocol`::
+A thin adapter (aiohttp, over a Unix socket or TCP) over :class:`sandbox.worker.Worker` and
+:class:`sandbox.graph_pictures.GraphPictures`; every JSON body is a model from
+:mod:`sandbox.protocol`::
 
     POST /run     RunRequest  -> 200 RunResult
                               -> 413 ErrorBody(error="too_large")  body over the size limit
@@ -9,6 +10,11 @@ from :mod:`sandbox.protocol`::
                               -> 403 ErrorBody(error="refused")    learner code, no isolation
                               -> 503 ErrorBody(error="busy") + Retry-After (seconds)
                               -> 503 ErrorBody(error="unavailable") the zygote is down
+    POST /graph.png GraphPictureRequest -> 200 image/png
+                              -> 413 too_large (over MAX_GRAPH_REQUEST_BYTES), 422 invalid
+                              -> 503 busy + Retry-After, 503 unavailable (slow or crashed)
+                              -> 501 ErrorBody(error="unsupported") no renderer installed
+                              -> 500 ErrorBody(error="failed") the renderer raised (logged)
     GET  /health              -> 200 Health (503 while not ready)
 """
 
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import signal
 import sys
@@ -26,9 +33,22 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
 from sandbox.errors import SandboxBusy, SandboxRejected, SandboxUnavailable
-from sandbox.protocol import ErrorBody, Health, RunRequest, RunResult, first_error
+from sandbox.graph_pictures import GraphPictures
+from sandbox.graph_render import RendererUnavailable
+from sandbox.protocol import (
+    MAX_GRAPH_REQUEST_BYTES,
+    ErrorBody,
+    GraphPictureRequest,
+    Health,
+    RunRequest,
+    RunResult,
+    first_error,
+)
+
+log = logging.getLogger(__name__)
 
 WORKER_KEY = web.AppKey("worker", object)
+PICTURES_KEY = web.AppKey("pictures", GraphPictures)
 
 
 class WorkerLike(Protocol):
@@ -61,15 +81,28 @@ def _error(status: int, body: ErrorBody) -> web.Response:
     return _json(body, status, headers)
 
 
-def build_app(worker: WorkerLike, max_request_bytes: int) -> web.Application:
-    """The aiohttp application serving ``worker``.
+def build_app(
+    worker: WorkerLike, max_request_bytes: int, pictures: GraphPictures | None = None
+) -> web.Application:
+    """The aiohttp application serving ``worker`` and graph pictures.
 
     Args:
         worker: runs the jobs.
-        max_request_bytes: a body larger than this is answered 413 before it is parsed.
+        max_request_bytes: a body larger than this is answered 413 before it is parsed
+            (``/graph.png`` also stops at :data:`~sandbox.protocol.MAX_GRAPH_REQUEST_BYTES`).
+        pictures: draws ``/graph.png`` (default: a new :class:`GraphPictures` with its own
+            render process, closed when the application is cleaned up).
     """
     app = web.Application(client_max_size=max_request_bytes)
     app[WORKER_KEY] = worker
+    if pictures is None:
+        pictures = GraphPictures()
+
+        async def close_pictures(app: web.Application) -> None:
+            app[PICTURES_KEY].close()
+
+        app.on_cleanup.append(close_pictures)
+    app[PICTURES_KEY] = pictures
 
     async def run(request: web.Request) -> web.Response:
         try:
@@ -103,11 +136,43 @@ def build_app(worker: WorkerLike, max_request_bytes: int) -> web.Application:
             return _error(503, ErrorBody(error="unavailable", message=str(exc)))
         return _json(result)
 
+    async def graph_png(request: web.Request) -> web.Response:
+        limit = min(max_request_bytes, MAX_GRAPH_REQUEST_BYTES)
+        too_large = ErrorBody(
+            error="too_large", message=f"graph request over {limit:,} bytes; graphs are capped"
+        )
+        try:
+            body = await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            return _error(413, too_large)
+        if len(body) > limit:
+            return _error(413, too_large)
+        try:
+            picture = GraphPictureRequest.model_validate_json(body)
+        except ValidationError as exc:
+            return _error(422, ErrorBody(error="invalid", message=first_error(exc)))
+        try:
+            png = await pictures.draw(picture)
+        except RendererUnavailable as exc:
+            return _error(501, ErrorBody(error="unsupported", message=str(exc)))
+        except SandboxBusy as exc:
+            return _error(
+                503, ErrorBody(error="busy", message=str(exc), retry_after_s=exc.retry_after_s)
+            )
+        except SandboxUnavailable as exc:
+            return _error(503, ErrorBody(error="unavailable", message=str(exc)))
+        except Exception:
+            log.exception("the graph renderer failed on a valid graph")
+            message = "the graph could not be drawn (the renderer failed; see the worker's log)"
+            return _error(500, ErrorBody(error="failed", message=message))
+        return web.Response(body=png, content_type="image/png")
+
     async def health(request: web.Request) -> web.Response:
         state = worker.health()
         return _json(state, 200 if state.ready else 503)
 
     app.router.add_post("/run", run)
+    app.router.add_post("/graph.png", graph_png)
     app.router.add_get("/health", health)
     return app
 
@@ -123,6 +188,8 @@ async def serve(
 ) -> None:
     """Serve until SIGINT/SIGTERM (or ``stop`` is set).
 
+    The graph render process is started (and warmed up) at once and stopped on exit.
+
     Args:
         worker: a started worker.
         max_request_bytes: request body limit in bytes.
@@ -131,8 +198,10 @@ async def serve(
         port: TCP port.
         stop: set it to stop serving (tests); signals also stop.
     """
-    runner = web.AppRunner(build_app(worker, max_request_bytes), access_log=None)
+    pictures = GraphPictures()
+    runner = web.AppRunner(build_app(worker, max_request_bytes, pictures), access_log=None)
     await runner.setup()
+    pictures.warm_up()
     site: web.BaseSite
     if unix is not None:
         unix.parent.mkdir(parents=True, exist_ok=True)
@@ -155,3 +224,4 @@ async def serve(
         await stop.wait()
     finally:
         await runner.cleanup()
+        pictures.close()

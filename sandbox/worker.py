@@ -8,7 +8,9 @@ This is the bot-side half of the sandbox (no torch import). The HTTP service
 
 Each job gets a fresh Unix socket pair; one end goes to the zygote (SCM_RIGHTS), which hands
 it to a ready spare; the worker writes the :class:`~sandbox.internal.JobSpec` and reads the
-:class:`~sandbox.protocol.JobOutcome` from its end, bounded in size and time.
+:class:`~sandbox.internal.JobAnswer` from its end, bounded in size and time. When the request
+asked for the graph, the job's graph text is validated here as an
+:class:`~sandbox.protocol.AutogradGraph` (a hostile job can write anything there).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import math
 import os
 import socket
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -29,8 +32,14 @@ from pydantic import ValidationError
 from sandbox.cache import CacheKey, MemoryResultCache, ResultCache
 from sandbox.curated import CuratedSnippets
 from sandbox.errors import SandboxBusy, SandboxError, SandboxRejected, SandboxUnavailable
-from sandbox.internal import JobSpec, ZygoteHello, max_result_bytes
-from sandbox.protocol import Health, JobOutcome, RunRequest, RunResult, code_sha256
+from sandbox.internal import JobAnswer, JobSpec, ZygoteHello, max_result_bytes
+from sandbox.protocol import (
+    AutogradGraph,
+    Health,
+    RunRequest,
+    RunResult,
+    code_sha256,
+)
 from sandbox.settings import SandboxSettings
 from sandbox.zygote import JOB_ENV
 
@@ -230,8 +239,14 @@ class Worker:
     async def run(self, request: RunRequest) -> RunResult:
         """Run one snippet (or answer a curated one from the cache).
 
+        A curated snippet always runs with its graph extracted (it changes no output: a
+        test checks every bank snippet), so its one cache entry serves requests with and
+        without ``graph``; the graph is dropped from the answer when it was not asked for.
+        A cached result without a graph (stored before graphs existed) is run again when
+        the graph is asked for.
+
         Args:
-            request: the code and any lowered limits.
+            request: the code, any lowered limits, and whether to return the graph.
 
         Returns:
             The result, with its status line.
@@ -253,8 +268,8 @@ class Worker:
         key = CacheKey(code_sha256=digest, torch_version=hello.torch_version)
         if curated and request.use_cache and limits == self.settings.limits:
             hit = self.cache.get(key)
-            if hit is not None:
-                return hit.model_copy(update={"cached": True})
+            if hit is not None and (hit.graph_read or not request.graph):
+                return hit.as_asked(graph=request.graph).model_copy(update={"cached": True})
         if self._running + self._waiting >= self.settings.concurrency + self.settings.queue:
             retry = self.retry_after_s()
             raise SandboxBusy(f"the sandbox is busy; retry after {retry:g} s", retry)
@@ -264,17 +279,26 @@ class Worker:
         finally:
             self._waiting -= 1
         self._running += 1
+        extract = request.graph or curated
         try:
-            outcome = await self._run_job(JobSpec(code=request.code, limits=limits))
+            answer = await self._run_job(JobSpec(code=request.code, limits=limits, graph=extract))
         finally:
             self._running -= 1
             self._slots.release()
-        result = RunResult.from_outcome(outcome, limits, hello.backend, hello.torch_version)
+        reading = read_graph(answer) if extract else GraphReading(None, None)
+        result = RunResult.from_outcome(
+            answer.outcome,
+            limits,
+            hello.backend,
+            hello.torch_version,
+            graph=reading.graph,
+            graph_error=reading.error,
+        )
         if curated and result.ok and limits == self.settings.limits:
             self.cache.put(key, result)
-        return result
+        return result.as_asked(graph=request.graph)
 
-    async def _run_job(self, spec: JobSpec) -> JobOutcome:
+    async def _run_job(self, spec: JobSpec) -> JobAnswer:
         hello = await self.start()
         assert self._ctl is not None
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -309,7 +333,7 @@ class Worker:
                 f"the sandbox ({hello.backend}) closed the job without an answer"
             )
         try:
-            return JobOutcome.model_validate_json(raw)
+            return JobAnswer.model_validate_json(raw)
         except ValidationError as exc:
             raise SandboxUnavailable("the sandbox answered with something unreadable") from exc
 
@@ -320,6 +344,40 @@ class Worker:
                 await self.run(RunRequest(code=code))
             except SandboxError as exc:
                 log.warning("prewarm of a curated snippet failed: %s", exc)
+
+
+@dataclass(frozen=True, slots=True)
+class GraphReading:
+    """What became of a job's graph text.
+
+    Attributes:
+        graph: the validated graph, or None.
+        error: why there is no graph (None when there is one).
+    """
+
+    graph: AutogradGraph | None
+    error: str | None
+
+
+def read_graph(answer: JobAnswer) -> GraphReading:
+    """Validate the graph text a job wrote.
+
+    The text comes from inside the jail, where hostile code may have forged it; it becomes a
+    graph only if it is a valid :class:`~sandbox.protocol.AutogradGraph` (sizes, kinds,
+    references, no cycle, printable labels). A refusal is logged with its first problem.
+    """
+    if answer.graph_text is None:
+        why = answer.graph_problem or "the snippet ended before its graph was written"
+        return GraphReading(None, why)
+    try:
+        return GraphReading(AutogradGraph.model_validate_json(answer.graph_text), None)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        message = first["msg"].removeprefix("Value error, ")
+        problem = (f"{where}: {message}" if where else message)[:300]
+        log.warning("refused a job's graph: %s", problem)
+        return GraphReading(None, f"the job's graph was refused: {problem}")
 
 
 async def _read_bounded(reader: asyncio.StreamReader, limit: int) -> bytes:

@@ -46,9 +46,9 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandbox import jail
-from sandbox.internal import JobSpec, ZygoteHello
-from sandbox.protocol import MAX_CODE_BYTES, Backend, JobOutcome, Limits
+from sandbox import graph_extract, jail
+from sandbox.internal import JobAnswer, JobSpec, ZygoteHello
+from sandbox.protocol import MAX_CODE_BYTES, MAX_GRAPH_BYTES, Backend, JobOutcome, Limits
 
 PRELOAD: tuple[str, ...] = (
     "torch",
@@ -96,6 +96,9 @@ sizes its pool by the host's cores and crashes under a pids limit otherwise (iss
 
 SETUP_FAILED = 125
 """Exit status of a jailed interpreter whose jail could not be built."""
+
+HEADER = struct.Struct("!dQ?")
+"""What precedes the code on a job's code pipe: CPU seconds, code bytes, extract the graph."""
 
 READ_CHUNK = 64 * 1024
 """Output is read from a job in chunks of at most this many bytes (never unbounded)."""
@@ -153,6 +156,7 @@ def preload() -> str:
     torch.func.grad(lambda t: (t * t).sum())(torch.ones(2))
     torch.autograd.grad((x**3).sum(), x, create_graph=True)
     repr(torch.ones(2, 2) @ torch.ones(2, 2))
+    graph_extract.prepare()  # the jail cannot import this project: load the extractor now
     version: str = torch.__version__
     return version.split("+")[0]
 
@@ -449,15 +453,20 @@ def run_spare(sock: socket.socket, cfg: ZygoteConfig, name: str) -> int:
     job = socket.socket(fileno=fds[0])
     try:
         spec = read_spec(job)
-        outcome = spare.run(spec) if setup_error is None else JobOutcome(error=setup_error)
+        answer = (
+            spare.run(spec)
+            if setup_error is None
+            else JobAnswer(outcome=JobOutcome(error=setup_error))
+        )
     except Exception as exc:
         spare.cleanup()
         outcome = JobOutcome(error=f"worker failure: {type(exc).__name__}: {exc}")
+        answer = JobAnswer(outcome=outcome)
     # Every process of the job is dead by now (run() killed and reaped them); removing the
     # cgroup and closing pipes can wait until the answer is on its way.
     with contextlib.suppress(OSError):
         job.settimeout(SPEC_TIMEOUT_S)
-        job.sendall(outcome.model_dump_json().encode())
+        job.sendall(answer.model_dump_json().encode())
         job.shutdown(socket.SHUT_WR)
     job.close()
     spare.cleanup()
@@ -499,7 +508,7 @@ class Spare:
         self.workdir: Path | None = None
         self.pid: int | None = None
         self.pidfd: int | None = None
-        self.code_w = self.out_r = self.err_r = -1
+        self.code_w = self.out_r = self.err_r = self.graph_r = -1
 
     # -- before the job
 
@@ -514,6 +523,7 @@ class Spare:
         self.out_r, out_w = os.pipe()
         self.err_r, err_w = os.pipe()
         ready_r, ready_w = os.pipe()
+        self.graph_r, graph_w = os.pipe()
         if self.cgroup is not None:
             limits = self.cfg.limits
             self.cgroup.create(limits.memory_mib * 1024 * 1024, limits.pids)
@@ -528,16 +538,16 @@ class Spare:
         pid = os.fork()
         if pid == 0:
             try:
-                for fd in (self.code_w, self.out_r, self.err_r, ready_r):
+                for fd in (self.code_w, self.out_r, self.err_r, ready_r, self.graph_r):
                     os.close(fd)
                 jailed_interpreter(
-                    self.cfg, self.cgroup, self.workdir, code_r, out_w, err_w, ready_w
+                    self.cfg, self.cgroup, self.workdir, code_r, out_w, err_w, ready_w, graph_w
                 )
             finally:
                 os._exit(SETUP_FAILED)
         self.pid = pid
         self.pidfd = os.pidfd_open(pid)
-        for fd in (code_r, out_w, err_w, ready_w):
+        for fd in (code_r, out_w, err_w, ready_w, graph_w):
             os.close(fd)
         ready = _read_with_timeout(ready_r, 1, READY_TIMEOUT_S)
         os.close(ready_r)
@@ -548,11 +558,16 @@ class Spare:
 
     # -- the job
 
-    def run(self, spec: JobSpec) -> JobOutcome:
+    def run(self, spec: JobSpec) -> JobAnswer:
         """Run the job's code in the ready interpreter under ``spec.limits``.
 
+        With ``spec.graph`` the interpreter writes the graph as JSON on its graph pipe after
+        the code; at most :data:`~sandbox.protocol.MAX_GRAPH_BYTES` of it are read (more
+        closes the pipe: the job goes on, the graph is refused).
+
         Returns:
-            What happened; every process of the job is dead when this returns.
+            What happened, and the graph text when asked; every process of the job is dead
+            when this returns.
         """
         assert self.pid is not None
         assert self.pidfd is not None
@@ -560,7 +575,7 @@ class Spare:
         if self.cgroup is not None:
             self.cgroup.set_limits(limits.memory_mib * 1024 * 1024, limits.pids)
         code = spec.code.encode("utf-8", "surrogatepass")
-        payload = struct.pack("!dQ", limits.cpu_s, len(code)) + code
+        payload = HEADER.pack(limits.cpu_s, len(code), spec.graph) + code
         start = time.monotonic()
         deadline = start + limits.wall_s
         with contextlib.suppress(BrokenPipeError):  # it died; its status says why
@@ -575,6 +590,7 @@ class Spare:
             os.set_blocking(fd, False)
             sel.register(fd, selectors.EVENT_READ)
         sel.register(self.pidfd, selectors.EVENT_READ)
+        graph = _GraphReader(self.graph_r, sel) if spec.graph else None
         timed_out = truncated = exited = False
         while not exited:
             remaining = deadline - time.monotonic()
@@ -584,6 +600,9 @@ class Spare:
             for key, _ in sel.select(remaining):
                 if key.fd == self.pidfd:
                     exited = True
+                elif graph is not None and key.fd == graph.fd:
+                    if not graph.read():
+                        self._close_graph()
                 elif not self._read_into(key.fd, bufs[key.fd], cap, sel):
                     truncated = True
             if truncated:
@@ -598,7 +617,10 @@ class Spare:
         drain_until = time.monotonic() + 1.0
         while sel.get_map() and len(sel.get_map()) > 1 and time.monotonic() < drain_until:
             for key, _ in sel.select(0.1):
-                if key.fd != self.pidfd and not self._read_into(key.fd, bufs[key.fd], cap, sel):
+                if graph is not None and key.fd == graph.fd:
+                    if not graph.read():
+                        self._close_graph()
+                elif key.fd != self.pidfd and not self._read_into(key.fd, bufs[key.fd], cap, sel):
                     truncated = True
         sel.close()
         stats = self.cgroup.stats() if self.cgroup is not None else None
@@ -610,7 +632,7 @@ class Spare:
             and not (timed_out or truncated or memory_exceeded)
             and cpu_used >= limits.cpu_s
         )
-        return JobOutcome(
+        outcome = JobOutcome(
             stdout=bytes(bufs[self.out_r][:cap]).decode("utf-8", "replace"),
             stderr=bytes(bufs[self.err_r][:cap]).decode("utf-8", "replace"),
             exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
@@ -623,6 +645,15 @@ class Spare:
             duration_ms=round((end - start) * 1000, 3),
             peak_memory_bytes=stats.peak_bytes if stats else None,
         )
+        if graph is None:
+            return JobAnswer(outcome=outcome)
+        return graph.answer(outcome)
+
+    def _close_graph(self) -> None:
+        """Close the graph pipe past its cap: a job still writing gets EPIPE, not a hang."""
+        if self.graph_r >= 0:
+            os.close(self.graph_r)
+            self.graph_r = -1
 
     def _read_into(self, fd: int, buf: bytearray, cap: int, sel: selectors.BaseSelector) -> bool:
         """Read one chunk; False when the stream went past ``cap`` (the job is then killed)."""
@@ -682,7 +713,7 @@ class Spare:
                 os.waitpid(self.pid, 0)
             self.pid = None
         self.kill_rest()
-        for fd in (self.code_w, self.out_r, self.err_r, self.pidfd):
+        for fd in (self.code_w, self.out_r, self.err_r, self.pidfd, self.graph_r):
             if fd is not None and fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
@@ -691,6 +722,56 @@ class Spare:
             self.cgroup.remove()
         if self.workdir is not None:
             shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+class _GraphReader:
+    """Reads a job's graph pipe in bounded chunks; past the cap it stops and closes its end.
+
+    Args:
+        fd: the pipe's read end (registered with ``sel`` here).
+        sel: the supervisor's selector.
+    """
+
+    def __init__(self, fd: int, sel: selectors.BaseSelector) -> None:
+        self.fd = fd
+        self.sel = sel
+        self.data = bytearray()
+        self.overflow = False
+        os.set_blocking(fd, False)
+        sel.register(fd, selectors.EVENT_READ)
+
+    def read(self) -> bool:
+        """Read one chunk; at end of file or past the cap, stop watching the pipe.
+
+        Returns:
+            False once the job wrote more than the cap (the caller closes the pipe).
+        """
+        try:
+            chunk = os.read(self.fd, READ_CHUNK)
+        except BlockingIOError:
+            return True
+        except OSError:
+            chunk = b""
+        self.data += chunk[: MAX_GRAPH_BYTES + 1 - len(self.data)]
+        if not chunk or len(self.data) > MAX_GRAPH_BYTES:
+            self.overflow = len(self.data) > MAX_GRAPH_BYTES
+            self.sel.unregister(self.fd)
+        return not self.overflow
+
+    def answer(self, outcome: JobOutcome) -> JobAnswer:
+        """The spare's answer with the graph text, or why there is none."""
+        if self.overflow:
+            problem = f"the job wrote more than {MAX_GRAPH_BYTES:,} bytes of graph"
+            return JobAnswer(outcome=outcome, graph_problem=problem)
+        if not self.data:
+            problem = "the snippet ended before its graph was written"
+            return JobAnswer(outcome=outcome, graph_problem=problem)
+        try:
+            text = bytes(self.data).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problem = f"the job's graph is not UTF-8 (byte {exc.start})"
+            return JobAnswer(outcome=outcome, graph_problem=problem)
+        return JobAnswer(outcome=outcome, graph_text=text)
 
 
 def _wait_words(status: int) -> str:
@@ -765,8 +846,12 @@ def jailed_interpreter(
     out_w: int,
     err_w: int,
     ready_w: int,
+    graph_w: int,
 ) -> None:
     """Finish the jail, drop privileges, signal ready, then run the code when it arrives.
+
+    ``graph_w`` (the graph pipe) is moved to :data:`~sandbox.graph_extract.GRAPH_FD` when
+    the job asks for its graph, and closed before the code runs otherwise.
 
     Never returns: exits with the code's status, or :data:`SETUP_FAILED` after writing
     why to ``err_w`` when the jail cannot be built.
@@ -791,7 +876,7 @@ def jailed_interpreter(
         os.dup2(null, 0)
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
-        keep = sorted({0, 1, 2, code_r, ready_w})
+        keep = sorted({0, 1, 2, code_r, ready_w, graph_w})
         for low, high in zip(keep, [*keep[1:], 65536], strict=True):
             os.closerange(low + 1, high)
     except BaseException as exc:
@@ -800,15 +885,22 @@ def jailed_interpreter(
         os._exit(SETUP_FAILED)
     os.write(ready_w, b"1")
     os.close(ready_w)
-    header = _read_exact(code_r, 16)
-    if len(header) < 16:
+    header = _read_exact(code_r, HEADER.size)
+    if len(header) < HEADER.size:
         os._exit(SETUP_FAILED)
-    cpu_s, size = struct.unpack("!dQ", header)
+    cpu_s, size, graph = HEADER.unpack(header)
     if size > MAX_CODE_BYTES:
         os._exit(SETUP_FAILED)
     code = _read_exact(code_r, size)
     os.close(code_r)
-    os._exit(run_code(code.decode("utf-8", "surrogatepass"), cpu_s, env))
+    graph_fd: int | None = None
+    if graph:
+        graph_fd = graph_extract.GRAPH_FD
+        if graph_w != graph_fd:
+            os.dup2(graph_w, graph_fd)
+    if graph_w != graph_fd:
+        os.close(graph_w)
+    os._exit(run_code(code.decode("utf-8", "surrogatepass"), cpu_s, env, graph_fd))
 
 
 def _common_rlimits(cfg: ZygoteConfig) -> None:
@@ -853,11 +945,16 @@ def _processes_of(uid: int) -> int:
     return count
 
 
-def run_code(source: str, cpu_s: float, env: dict[str, str]) -> int:
+def run_code(source: str, cpu_s: float, env: dict[str, str], graph_fd: int | None = None) -> int:
     """Run ``source`` as ``python -c`` would, in this (jailed) process; return the status.
 
     The CPU limit is set now, on top of what the interpreter used so far; RLIMIT_CPU has a
     one-second granularity, so the limit is rounded up to whole seconds.
+
+    With ``graph_fd``, once the code has finished (also by an exception or ``sys.exit``)
+    and before its threads are joined, the autograd graph it left in its globals is written
+    there as JSON (:func:`sandbox.graph_extract.send_graph`); the code's own output and
+    status are not touched.
     """
     usage = resource.getrusage(resource.RUSAGE_SELF)
     soft = math.ceil(usage.ru_utime + usage.ru_stime + cpu_s)
@@ -896,6 +993,14 @@ def run_code(source: str, cpu_s: float, env: dict[str, str]) -> int:
             tb = tb.tb_next
         traceback.print_exception(type(exc), exc, tb)
         status = 1
+    if graph_fd is not None:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(BaseException):
+                stream.flush()
+        try:  # noqa: SIM105 - contextlib.suppress calls issubclass, which a job may replace
+            graph_extract.send_graph(main.__dict__, source, graph_fd)
+        except BaseException:  # noqa: S110 - a broken extraction must not change the run
+            pass
     with contextlib.suppress(BaseException):
         threading._shutdown()  # type: ignore[attr-defined]  # join non-daemon threads
     with contextlib.suppress(BaseException):

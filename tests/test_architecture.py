@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import bot
 
@@ -45,6 +47,42 @@ def test_the_cli_and_every_bot_module_never_import_torch() -> None:
     )
     loaded = imported_after(statement)
     assert "torch" not in loaded
+
+
+def test_importing_the_bot_does_not_load_the_graph_renderer() -> None:
+    statement = "\n".join(
+        f"import {info.name}"
+        for info in pkgutil.walk_packages(bot.__path__, prefix="bot.")
+        if not info.name.endswith("__main__")
+    )
+    loaded = imported_after(statement)
+    assert "matplotlib" not in loaded
+    assert "networkx" not in loaded
+
+
+RENDERING = ("matplotlib", "networkx", "sandbox.graph_render", "sandbox.graph_pictures")
+SANDBOX_CLI = Path(bot.__file__).parent / "cli" / "sandbox.py"
+"""``tutor sandbox`` runs the worker (and ``--graph-png`` draws) in its own process."""
+
+
+def test_no_bot_code_imports_the_renderer_even_lazily() -> None:
+    offenders = []
+    for path in Path(bot.__file__).parent.rglob("*.py"):
+        if path == SANDBOX_CLI:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            else:
+                continue
+            offenders += [
+                f"{path.name}:{node.lineno} {name}"
+                for name in names
+                if any(name == r or name.startswith(r + ".") for r in RENDERING)
+            ]
+    assert offenders == []
 
 
 def test_importing_the_bot_creates_no_client_and_reads_no_settings() -> None:

@@ -15,11 +15,14 @@ from bot.grading import AnswerTooLong
 from bot.progress.errors import AlreadyAnswered
 from bot.progress.models import GuildSettings, ItemRef
 from bot.quiz import (
+    NoGraph,
     NoMatchingItem,
     QuizFilter,
     UnknownTopic,
     choose_item,
+    draw_graph,
     grade_and_record,
+    item_graph,
     next_item,
     reveal,
     review_items,
@@ -27,6 +30,7 @@ from bot.quiz import (
 )
 from bot.services import Services, open_services
 from bot.settings import TutorSettings
+from sandbox.protocol import AutogradGraph
 from tests.fake_sandbox import Clock, FakeSandboxRunner
 
 ADA = 3_000_000_000_000_000_003
@@ -230,3 +234,31 @@ async def test_reveal_falls_back_to_the_recorded_output_when_the_sandbox_is_down
     shown = await reveal(services, item)
     assert shown.run is None
     assert shown.output == item.expected_output
+
+
+# --- graph pictures ------------------------------------------------------------------------
+
+
+async def test_an_items_graph_is_drawn_by_the_sandbox_with_the_item_as_title(
+    services: Services, runner: FakeSandboxRunner, bank: Bank
+) -> None:
+    picture = await item_graph(services, bank.items["TF3"])
+    assert (picture.graph, picture.title, picture.png) == (runner.graph, "TF3", runner.picture)
+    assert runner.drawn == [(runner.graph, "TF3")]
+
+
+async def test_an_item_whose_run_gave_no_graph_raises_with_the_sandboxs_reason(
+    services: Services, runner: FakeSandboxRunner, bank: Bank
+) -> None:
+    runner.graph = None
+    with pytest.raises(NoGraph) as missing:
+        await item_graph(services, bank.items["TF3"])
+    assert (missing.value.item_id, missing.value.reason) == ("TF3", runner.graph_error)
+
+
+async def test_an_empty_graph_is_not_sent_to_be_drawn(
+    services: Services, runner: FakeSandboxRunner
+) -> None:
+    empty = AutogradGraph(untracked=["plain"])
+    picture = await draw_graph(services, empty, title="your snippet")
+    assert (picture.png, runner.drawn) == (None, [])

@@ -231,6 +231,69 @@ async def test_an_unreadable_cache_entry_is_a_miss(services: Services, bank: Ban
     assert await StoreResultCache(services.store).get(key) is None
 
 
+# --- graphs through the cache ---------------------------------------------------------------
+
+
+async def test_a_curated_run_without_graph_leaves_the_graph_out(
+    services: Services, runner: FakeSandboxRunner, bank: Bank
+) -> None:
+    result = await services.snippets.run_curated(bank.items["TF3"])
+    assert (result.graph, result.graph_error) == (None, None)
+
+
+async def test_one_stored_run_answers_the_output_and_then_the_graph(
+    services: Services, runner: FakeSandboxRunner, bank: Bank
+) -> None:
+    item = bank.items["TF3"]
+    await services.snippets.run_curated(item)
+    shown = await services.snippets.run_curated(item, graph=True)
+    assert runner.runs == [item.snippet]
+    assert shown.cached
+    assert shown.graph == runner.graph
+
+
+async def test_a_stored_run_from_before_graphs_is_run_again_for_its_graph(
+    services: Services, runner: FakeSandboxRunner, bank: Bank
+) -> None:
+    item = bank.items["TF3"]
+    key = CacheKey(code_sha256=code_sha256(item.snippet), torch_version="2.13.0")
+    await StoreResultCache(services.store).put(key, run_result(item.expected_output))
+    assert (await services.snippets.run_curated(item)).cached
+    shown = await services.snippets.run_curated(item, graph=True)
+    assert (shown.cached, shown.graph) == (False, runner.graph)
+    assert runner.runs == [item.snippet]
+
+
+async def test_a_graph_the_job_could_not_write_is_cached_with_its_reason(
+    services: Services, runner: FakeSandboxRunner, bank: Bank
+) -> None:
+    item = bank.items["TF3"]
+    runner.graph = None
+    await services.snippets.run_curated(item, graph=True)
+    again = await services.snippets.run_curated(item, graph=True)
+    assert (again.cached, again.graph_error) == (True, runner.graph_error)
+    assert runner.runs == [item.snippet]
+
+
+async def test_a_result_too_large_for_the_store_is_still_returned(
+    services: Services, runner: FakeSandboxRunner, bank: Bank
+) -> None:
+    item = bank.items["TF3"]
+    runner.curated[code_sha256(item.snippet)] = "x" * 300_000
+    result = await services.snippets.run_curated(item)
+    assert (result.ok, len(result.stdout)) == (True, 300_000)
+    key = CacheKey(code_sha256=code_sha256(item.snippet), torch_version="2.13.0")
+    assert await StoreResultCache(services.store).get(key) is None
+
+
+async def test_a_learner_run_asks_for_the_graph_when_told(
+    services: Services, runner: FakeSandboxRunner
+) -> None:
+    result = await services.snippets.run_learner("print(1)", graph=True)
+    assert result.graph == runner.graph
+    assert (runner.graph_asks, runner.use_cache) == ([True], [False])
+
+
 async def test_learner_code_is_never_answered_from_a_cache(
     services: Services, runner: FakeSandboxRunner
 ) -> None:

@@ -56,6 +56,18 @@ def register(sub: Any) -> None:
     run = ssub.add_parser("run", help="run one snippet file and print its result")
     run.add_argument("file", type=Path, help="the snippet (Python source)")
     run.add_argument("--json", action="store_true", help="print the RunResult as JSON")
+    run.add_argument(
+        "--graph",
+        action="store_true",
+        help="also extract the autograd graph the snippet leaves (in the JSON as 'graph')",
+    )
+    run.add_argument(
+        "--graph-png",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="draw the autograd graph the snippet leaves into this PNG (implies --graph)",
+    )
     common(run)
     run.set_defaults(handler=cmd_run)
 
@@ -110,9 +122,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run one file through a fresh worker; print the result (``--json``: the RunResult).
 
+    With ``--graph`` the result carries the autograd graph; ``--graph-png PATH`` also draws
+    it, in this process (``sandbox.graph_render``: needs the ``sandbox`` extra, like the
+    worker this command starts).
+
     Exit status: 0 when a result was produced (whatever the snippet's own status), 2 when
     the snippet was refused (too large, not valid UTF-8, no isolation), 1 when the sandbox
-    failed.
+    failed or a graph asked for with ``--graph-png`` could not be drawn.
     """
     from sandbox.errors import SandboxError, SandboxRejected
     from sandbox.protocol import ErrorBody, RunRequest, RunResult, first_error
@@ -132,7 +148,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except UnicodeDecodeError as exc:
         return refuse(ErrorBody(error="invalid", message=f"not UTF-8 at byte {exc.start}"))
     try:
-        request = RunRequest(code=code)
+        request = RunRequest(code=code, graph=args.graph or args.graph_png is not None)
     except ValidationError as exc:
         return refuse(ErrorBody(error="too_large", message=first_error(exc)))
 
@@ -153,4 +169,22 @@ def cmd_run(args: argparse.Namespace) -> int:
         sys.stdout.write(result.stdout)
         sys.stderr.write(result.stderr)
         print(f"[{result.status}, {result.duration_ms:.0f} ms, {result.backend}]", file=sys.stderr)
+    if args.graph_png is not None:
+        return _save_graph(result, args.graph_png, args.file.name)
+    return 0
+
+
+def _save_graph(result: Any, path: Path, title: str) -> int:
+    """Draw ``result.graph`` into ``path``; 1 with a message when there is none to draw."""
+    from sandbox.graph_render import RendererUnavailable, save_graph_png
+
+    if result.graph is None:
+        print(f"no graph: {result.graph_error}", file=sys.stderr)
+        return 1
+    try:
+        save_graph_png(result.graph, path, title=title)
+    except (RendererUnavailable, OSError) as exc:
+        print(f"{path}: {exc}", file=sys.stderr)
+        return 1
+    print(f"graph: {len(result.graph.nodes)} nodes drawn in {path}", file=sys.stderr)
     return 0

@@ -8,6 +8,8 @@ still answers after any number of restarts. Templates::
     tutor:answer:WHY2:x:0      drop 0 means /quiz or /review (not a drop)
     tutor:explain:TF3:12       "Explanation" under the feedback
     tutor:snippet:TF3:12       "Run the snippet" under the feedback
+    tutor:graph:TF3:12         "Show graph" under the feedback and the snippet's output
+                               (bot/discord_app/graphs.py)
 
 The first response to an answer click is the modal (a modal cannot follow a defer); the
 submit is deferred at once, because recording the attempt may wait on the database. Grading,
@@ -228,6 +230,7 @@ class SnippetButton(
 
     def __init__(self, item_id: str, drop_id: int | None) -> None:
         self.item_id = item_id
+        self.drop_id = drop_id
         custom_id = f"tutor:snippet:{item_id}:{_drop_part(drop_id)}"
         super().__init__(
             discord.ui.Button(
@@ -253,7 +256,11 @@ class SnippetButton(
             item = item_or_error(bot, self.item_id)
             await interaction.response.defer(ephemeral=True, thinking=True)
             shown = await quiz.reveal(bot.services, item)
-            await interaction.followup.send(embed=snippet_embed(shown), ephemeral=True)
+            await interaction.followup.send(
+                embed=snippet_embed(shown),
+                view=_graph_view(self.item_id, self.drop_id),
+                ephemeral=True,
+            )
         except Exception as exc:
             await report(interaction, exc, where="tutor:snippet")
 
@@ -268,11 +275,20 @@ def answer_view(item: Item, drop_id: int | None) -> TutorView:
 
 
 def feedback_view(item_id: str, drop_id: int | None) -> TutorView:
-    """The buttons under the feedback: Explanation and Run the snippet."""
+    """The buttons under the feedback: Explanation, Run the snippet and Show graph."""
+    from bot.discord_app.graphs import GraphButton  # graphs imports this module
+
     view = TutorView(timeout=None)
     view.add_item(ExplainButton(item_id, drop_id))
     view.add_item(SnippetButton(item_id, drop_id))
+    view.add_item(GraphButton(item_id, drop_id))
     return view
+
+
+def _graph_view(item_id: str, drop_id: int | None) -> TutorView:
+    from bot.discord_app.graphs import graph_view  # graphs imports this module
+
+    return graph_view(item_id, drop_id)
 
 
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (

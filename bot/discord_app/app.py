@@ -26,6 +26,7 @@ from bot.discord_app.cogs.run import RunCog
 from bot.discord_app.cogs.tutor import TutorCog
 from bot.discord_app.drops import DropScheduler
 from bot.discord_app.errors import TutorTree
+from bot.discord_app.graphs import GRAPH_ITEMS, GraphShelf
 from bot.services import Services
 from bot.settings import TutorSettings
 
@@ -59,12 +60,13 @@ class TutorBot(commands.Bot):
         self.services = services
         self.run_scheduler = run_scheduler
         self.scheduler = DropScheduler(self)
+        self.graph_shelf = GraphShelf()
 
     async def setup_hook(self) -> None:
         """Add the cogs, register the persistent buttons, start the drop loop."""
         for cog in (QuizCog(self), RunCog(self), ProgressCog(self), TutorCog(self), AdminCog(self)):
             await self.add_cog(cog)
-        self.add_dynamic_items(*DYNAMIC_ITEMS)
+        self.add_dynamic_items(*DYNAMIC_ITEMS, *GRAPH_ITEMS)
         if self.run_scheduler:
             self.scheduler.start()
         log.info("bot ready to log in: %d items in the bank", len(self.services.bank))

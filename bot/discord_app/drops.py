@@ -34,6 +34,7 @@ import discord
 
 from bot import quiz
 from bot.discord_app.answer import answer_view
+from bot.discord_app.graphs import graph_view
 from bot.discord_app.limits import THREAD_NAME
 from bot.discord_app.render import clip, question_embed, reveal_embeds
 from bot.progress.errors import DropsNotConfigured, DropStateError
@@ -299,7 +300,12 @@ class DropScheduler:
         forbidden: discord.HTTPException | None = None
         for target, content in targets:
             try:
-                sent = await target.send(content=content, embeds=embeds, nonce=drop.reveal_nonce)
+                sent = await target.send(
+                    content=content,
+                    embeds=embeds,
+                    view=graph_view(item.id, drop.drop_id),
+                    nonce=drop.reveal_nonce,
+                )
             except discord.Forbidden as exc:
                 forbidden = exc
                 continue

@@ -26,7 +26,7 @@ from bot.progress.errors import (
     DropsNotConfigured,
     UnknownDrop,
 )
-from bot.quiz import NoMatchingItem, UnknownTopic
+from bot.quiz import NoGraph, NoMatchingItem, UnknownTopic
 from sandbox.errors import SandboxBusy, SandboxRejected, SandboxUnavailable
 
 log = logging.getLogger(__name__)
@@ -106,6 +106,10 @@ def _explain_domain(error: BaseException) -> str | None:
     if isinstance(error, SandboxUnavailable):
         return "The sandbox is not answering right now. Try again in a minute."
     if isinstance(error, SandboxRejected):
+        if error.code == "unsupported":
+            return "Graph pictures are not available here: the sandbox cannot draw them."
+        if error.code == "failed":
+            return None  # the renderer raised on a valid graph: a bug, with an incident id
         if error.code == "refused":
             return (
                 "Running your own code is off here: the sandbox has no isolation on this "
@@ -134,6 +138,8 @@ def _explain_domain(error: BaseException) -> str | None:
         )
     if isinstance(error, NoMatchingItem):
         return "No question matches those filters; try fewer of them."
+    if isinstance(error, NoGraph):
+        return f"No graph could be read from this run: {escape_learner(error.reason, 300)}."
     return None
 
 

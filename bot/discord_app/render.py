@@ -25,7 +25,7 @@ from bot.progress.models import (
     LearnerStats,
 )
 from bot.quiz import Reveal, ReviewPlan
-from sandbox.protocol import RunResult
+from sandbox.protocol import AutogradGraph, RunResult
 
 ELLIPSIS = "…"
 
@@ -310,6 +310,35 @@ def run_message(run: RunResult) -> RunMessage:
         parts.append(f"*{len(lines)} lines in total: the full output is attached.*")
     content = clip("\n".join(parts), limits.CONTENT)
     return RunMessage(content, output.encode("utf-8", "replace") if cut else None)
+
+
+# --- graphs ----------------------------------------------------------------------------
+
+
+def graph_caption(graph: AutogradGraph, title: str) -> str:
+    """The text sent with a graph picture, or instead of it when there is nothing to draw.
+
+    Args:
+        graph: the graph (its names are untrusted and escaped here).
+        title: what the graph is of, e.g. ``TF5`` or ``your snippet`` (bot text).
+    """
+    if graph.empty:
+        text = (
+            f"The snippet of {title} leaves no tensor with autograd history in scope, "
+            "so there is no graph to draw."
+        )
+        if graph.untracked:
+            names = escape_learner(", ".join(graph.untracked), 600)
+            text += f" Tensors without history: {names}."
+        return clip(text, limits.CONTENT)
+    text = (
+        f"**Autograd graph of {title}.** Green boxes are leaf tensors, blue ones have a "
+        "`grad_fn`, grey ones are backward nodes; arrows go the way `backward()` goes. "
+        "Red dashed boxes and edges are cuts: no gradient flows through them."
+    )
+    if graph.truncated:
+        text += " The graph is larger than what is drawn."
+    return clip(text, limits.CONTENT)
 
 
 # --- progress --------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from bot.play.protocol import SandboxState, Started
 from bot.services import SandboxRunner, Services, open_services
 from bot.settings import TutorSettings
 from sandbox.errors import SandboxUnavailable
-from sandbox.protocol import Health, LimitOverrides, RunResult
+from sandbox.protocol import AutogradGraph, Health, LimitOverrides, RunResult
 
 T = TypeVar("T")
 
@@ -47,9 +47,22 @@ class NoSandbox:
         self.reason = reason
 
     async def run(
-        self, code: str, *, limits: LimitOverrides | None = None, use_cache: bool = True
+        self,
+        code: str,
+        *,
+        limits: LimitOverrides | None = None,
+        use_cache: bool = True,
+        graph: bool = False,
     ) -> RunResult:
         """Never runs anything.
+
+        Raises:
+            SandboxUnavailable: always, with :attr:`reason`.
+        """
+        raise SandboxUnavailable(self.reason)
+
+    async def render_graph(self, graph: AutogradGraph, *, title: str | None = None) -> bytes:
+        """Never draws anything.
 
         Raises:
             SandboxUnavailable: always, with :attr:`reason`.

@@ -21,7 +21,8 @@ command                            effect
 ``skip``                           drop the open question; nothing is recorded
 ``stats``                          your stats and streak
 ``topics``                         every topic tag and kind, with item counts
-``graph DIR``                      save the last revealed snippet's autograd graph as a PNG
+``graph DIR``                      save the last revealed snippet's autograd graph as
+                                   ``DIR/<item>-graph.png`` (drawn by the sandbox worker)
 ``quit``                           end (end of input too); the final stats are printed
 =================================  ==========================================================
 

@@ -8,6 +8,7 @@ same steps the Discord bot takes. Nothing here prints, and nothing imports disco
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import sqlite3
@@ -54,6 +55,7 @@ from bot.play.protocol import (
 )
 from bot.progress.models import LearnerStats
 from bot.services import Services
+from sandbox.errors import SandboxError, SandboxRejected
 
 log = logging.getLogger(__name__)
 
@@ -62,8 +64,8 @@ REVIEW_LIMIT = 10
 
 GraphSaver = Callable[[Item, Path], Awaitable[Path]]
 """Writes the autograd graph picture of an item's snippet as a PNG under a directory and
-returns the file written. Graph pictures come with issue 8 (``sandbox`` graph extraction
-and a renderer); until a saver is passed, ``graph DIR`` answers ``graph_unavailable``."""
+returns the file written (default: :meth:`PlaySession.save_graph`, drawn by the sandbox
+worker)."""
 
 
 @dataclass(slots=True)
@@ -107,7 +109,7 @@ class PlaySession:
         measure_time: pass the seconds a learner took to the store (an answer within 60 s,
             right the first time, rates the review card Easy). Scripts answer in
             microseconds, so the line protocol turns it off.
-        graph_saver: writes graph pictures; None until issue 8's renderer is wired.
+        graph_saver: writes graph pictures (default: :meth:`save_graph`).
         rng: the random source for choosing items (seeded in tests).
     """
 
@@ -376,16 +378,50 @@ class PlaySession:
         item = self.last_revealed
         if item is None:
             return _error("no_question", "no snippet revealed yet: answer a question first")
-        if self.graph_saver is None:
-            return _error(
-                "graph_unavailable",
-                "graph pictures are not in this build yet (they come with issue 8)",
-            )
+        saver = self.graph_saver or self.save_graph
         try:
-            path = await self.graph_saver(item, directory)
+            path = await saver(item, directory)
         except OSError as exc:
             return _error("graph_unavailable", f"cannot write under {directory}: {exc}")
+        except quiz.NoGraph as exc:
+            return _error("graph_unavailable", f"no graph of {item.id}: {exc.reason}")
+        except SandboxRejected as exc:
+            if exc.code == "unsupported":
+                return _error("graph_unavailable", "this sandbox worker cannot draw graphs")
+            return _error("graph_unavailable", f"the sandbox refused the picture: {exc}")
+        except SandboxError as exc:
+            return _error("graph_unavailable", f"no graph picture without the sandbox: {exc}")
         return [GraphSaved(item_id=item.id, path=str(path))]
+
+    async def save_graph(self, item: Item, directory: Path) -> Path:
+        """Write the autograd graph of ``item``'s snippet as ``directory/<id>-graph.png``.
+
+        The graph comes from the snippet's cached run and the picture from the sandbox
+        worker (:func:`bot.quiz.item_graph`), as on Discord; nothing is drawn in this
+        process. ``directory`` is created.
+
+        Returns:
+            The file written.
+
+        Raises:
+            NoGraph: the run gave no graph, or its snippet leaves nothing with autograd
+                history (nothing to draw).
+            SandboxRejected: the worker cannot draw (``unsupported``) or refused.
+            SandboxUnavailable: the sandbox is off, down or too slow.
+            OSError: the file cannot be written.
+        """
+        picture = await quiz.item_graph(self.services, item)
+        if picture.png is None:
+            reason = "its snippet leaves no tensor with autograd history: nothing to draw"
+            raise quiz.NoGraph(item.id, reason)
+        path = directory / f"{item.id}-graph.png"
+        await asyncio.to_thread(_write_file, path, picture.png)
+        return path
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
 
 
 __all__ = ["REVIEW_LIMIT", "GraphSaver", "OpenQuestion", "PlaySession"]

@@ -70,8 +70,12 @@ async def test_a_submit_is_deferred_then_answered_with_private_feedback(harness:
         "Your answer": "False: gradients accumulate in .grad.",
         "What you got right": "• gradients add up",
     }
-    assert labels(feedback) == ["Explanation", "Run the snippet"]
-    assert custom_ids(feedback) == ["tutor:explain:TF1:0", "tutor:snippet:TF1:0"]
+    assert labels(feedback) == ["Explanation", "Run the snippet", "Show graph"]
+    assert custom_ids(feedback) == [
+        "tutor:explain:TF1:0",
+        "tutor:snippet:TF1:0",
+        "tutor:graph:TF1:0",
+    ]
 
 
 async def test_feedback_names_what_was_missing_and_the_misconception(harness: Harness) -> None:

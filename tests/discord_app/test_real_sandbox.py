@@ -1,4 +1,4 @@
-"""The bot with the real local sandbox: a drop's reveal and ``/run`` show real torch output.
+"""The bot with the real local sandbox: real torch output, and graph pictures drawn there.
 
 Slow: ``open_services`` starts ``tutor sandbox serve`` as a child process (it imports torch
 and forks its jails), exactly as ``tutor bot`` does with ``TUTOR_SANDBOX_ADDRESS=local``.
@@ -7,6 +7,7 @@ and forks its jails), exactly as ``tutor bot`` does with ``TUTOR_SANDBOX_ADDRESS
 from __future__ import annotations
 
 import shutil
+import struct
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -16,7 +17,8 @@ import pytest
 from bot.services import open_services
 from bot.settings import TutorSettings
 from tests.discord_app.conftest import FIXTURE_PACKS
-from tests.discord_app.harness import TOKEN, FakeDiscord, Harness
+from tests.discord_app.harness import TOKEN, Dispatched, FakeDiscord, Harness
+from tests.discord_app.helpers import custom_ids
 from tests.fake_sandbox import Clock
 
 pytestmark = pytest.mark.slow
@@ -83,3 +85,32 @@ async def test_run_shows_real_torch_output(live: Harness) -> None:
     )
     assert submit.reply["content"].startswith("**exit 0** · ")
     assert submit.reply["content"].endswith("```\ntensor([3., 3.])\n```")
+
+
+def _png_size(shown: Dispatched) -> tuple[int, int]:
+    [(name, png)] = shown.followups[0].files
+    assert (name, png[:8]) == ("autograd-graph.png", b"\x89PNG\r\n\x1a\n")
+    width, height = struct.unpack(">II", png[16:24])
+    return width, height
+
+
+async def test_show_graph_on_feedback_is_drawn_by_the_worker(live: Harness) -> None:
+    quiz = await live.slash("quiz", kind="why")
+    click = await live.click(quiz.reply, "tutor:answer:WHY1:x:0")
+    submit = await live.submit(click.modal, "The first backward frees the saved tensors.")
+    shown = await live.click(submit.reply, "tutor:graph:WHY1:0")
+    assert shown.reply["content"].startswith("**Autograd graph of WHY1.**")
+    width, height = _png_size(shown)
+    assert 800 <= width <= 1200
+    assert height >= 300
+
+
+async def test_show_graph_under_run_draws_the_learners_graph(live: Harness) -> None:
+    run = await live.slash("run")
+    submit = await live.submit(
+        run.modal, "import torch\nw = torch.ones(2, requires_grad=True)\nloss = (w * 3).sum()"
+    )
+    [key] = custom_ids(submit.reply)
+    shown = await live.click(submit.reply, key)
+    assert shown.reply["content"].startswith("**Autograd graph of your snippet.**")
+    assert 800 <= _png_size(shown)[0] <= 1200

@@ -38,6 +38,7 @@ from bot.play.protocol import (
 )
 from bot.play.session import PlaySession
 from bot.services import Services, open_services
+from sandbox.protocol import AutogradGraph
 from tests.fake_sandbox import FakeSandboxRunner
 from tests.play.conftest import LEARNER, settings_for
 
@@ -215,10 +216,34 @@ async def test_topics_lists_every_tag_and_kind_with_counts(
     assert sum(k.items for k in shown.kinds) == len(bank)
 
 
-async def test_graph_without_a_renderer_says_it_is_unavailable(session: PlaySession) -> None:
+async def test_graph_saves_the_picture_the_sandbox_drew(
+    session: PlaySession, runner: FakeSandboxRunner, tmp_path: Path
+) -> None:
     await _answer_tf3(session)
-    error = _error(await session.handle(Graph(directory=Path("pictures"))))
+    event = _only(await session.handle(Graph(directory=tmp_path / "pictures")), GraphSaved)
+    assert isinstance(event, GraphSaved)
+    assert event.path == str(tmp_path / "pictures" / "TF3-graph.png")
+    assert Path(event.path).read_bytes() == runner.picture  # noqa: ASYNC240 - a test's tmp file
+    assert runner.drawn == [(runner.graph, "TF3")]
+
+
+async def test_graph_with_the_sandbox_down_says_it_is_unavailable(
+    session: PlaySession, runner: FakeSandboxRunner, tmp_path: Path
+) -> None:
+    await _answer_tf3(session)
+    runner.mode = "down"
+    error = _error(await session.handle(Graph(directory=tmp_path / "pictures")))
     assert error.code == "graph_unavailable"
+    assert not (tmp_path / "pictures").exists()
+
+
+async def test_graph_of_a_snippet_without_autograd_history_says_nothing_to_draw(
+    session: PlaySession, runner: FakeSandboxRunner, tmp_path: Path
+) -> None:
+    runner.graph = AutogradGraph(untracked=["x"])
+    await _answer_tf3(session)
+    error = _error(await session.handle(Graph(directory=tmp_path)))
+    assert (error.code, error.message.endswith("nothing to draw")) == ("graph_unavailable", True)
 
 
 async def test_graph_hands_the_last_revealed_item_to_the_saver(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,11 @@ from bot.services import sandbox_runner
 from bot.settings import SandboxEndpoint, TutorSettings
 from sandbox.client import SandboxClient
 from sandbox.errors import SandboxBusy, SandboxRejected, SandboxTimeout, SandboxUnavailable
+from sandbox.graph_pictures import GraphPictures
 from sandbox.pool import SandboxPool
-from sandbox.protocol import RunRequest, RunResult
+from sandbox.protocol import PNG_SIGNATURE, RunRequest, RunResult
 from sandbox.service import build_app
+from tests.fake_sandbox import small_graph
 from tests.sandbox.test_service import FakeWorker
 
 
@@ -165,3 +168,22 @@ async def test_the_services_spread_jobs_when_several_workers_are_listed() -> Non
     async with sandbox_runner(settings) as runner:
         assert isinstance(runner, SandboxPool)
         assert [c.unix_path for c in runner.clients] == [Path("/run/a.sock"), Path("/run/b.sock")]
+
+
+async def test_a_graph_asked_of_the_pool_comes_back(pool: SandboxPool) -> None:
+    assert (await pool.run("y = x * 2", graph=True)).graph is not None
+
+
+async def test_a_picture_is_drawn_by_a_worker_that_answers_when_another_is_down() -> None:
+    pictures = GraphPictures(executor=lambda: ThreadPoolExecutor(max_workers=1))
+    server = TestServer(build_app(FakeWorker(), max_request_bytes=256 * 1024, pictures=pictures))
+    await server.start_server()
+    down = SandboxClient(url="http://127.0.0.1:9", retries=0)
+    up = SandboxClient(url=str(server.make_url("")), retries=0)
+    try:
+        async with SandboxPool([down, up], retries=0) as spread:
+            png = await spread.render_graph(small_graph(), title="TF5")
+    finally:
+        await server.close()
+        pictures.close()
+    assert png.startswith(PNG_SIGNATURE)

@@ -41,9 +41,8 @@ def test_unknown_request_fields_are_refused() -> None:
         RunRequest.model_validate({"code": "1", "unsafe": True})
 
 
-def test_the_graph_flag_is_reserved_and_refused_for_now() -> None:
-    with pytest.raises(ValidationError, match="graph"):
-        RunRequest(code="1", graph=True)
+def test_a_request_may_ask_for_the_graph() -> None:
+    assert RunRequest(code="1", graph=True).graph is True
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,18 @@ from aiohttp.test_utils import TestServer
 
 from sandbox.client import SandboxClient
 from sandbox.errors import SandboxBusy, SandboxRejected, SandboxUnavailable
-from sandbox.protocol import Health, JobOutcome, Limits, RunRequest, RunResult
+from sandbox.protocol import (
+    AutogradGraph,
+    GraphNode,
+    Health,
+    JobOutcome,
+    Limits,
+    RunRequest,
+    RunResult,
+)
 from sandbox.service import build_app
+
+GRAPH = AutogradGraph(nodes=[GraphNode(id=0, kind="backward", label="MulBackward0")])
 
 
 class FakeWorker:
@@ -30,7 +40,8 @@ class FakeWorker:
             self.busy -= 1
             raise SandboxBusy("the sandbox is busy; retry after 1 s", 0.01)
         outcome = JobOutcome(stdout=request.code, exit_code=0)
-        return RunResult.from_outcome(outcome, Limits(), "namespaces", "2.13.0")
+        graph = GRAPH if request.graph else None
+        return RunResult.from_outcome(outcome, Limits(), "namespaces", "2.13.0", graph=graph)
 
     def health(self) -> Health:
         return Health(
@@ -70,6 +81,11 @@ async def client() -> AsyncIterator[SandboxClient]:
 async def test_a_run_returns_the_result(client: SandboxClient) -> None:
     result = await client.run("print(1)")
     assert (result.stdout, result.status) == ("print(1)", "exit 0")
+
+
+async def test_a_graph_asked_for_comes_back_through_the_service(client: SandboxClient) -> None:
+    assert (await client.run("y = x * 2", graph=True)).graph == GRAPH
+    assert (await client.run("y = x * 2")).graph is None
 
 
 async def test_health_reports_the_backend(client: SandboxClient) -> None:

@@ -21,6 +21,7 @@ from discord.ext import commands
 from bot.discord_app import limits
 from bot.discord_app.answer import bot_of
 from bot.discord_app.errors import TutorModal, UserFacingError
+from bot.discord_app.graphs import run_graph_view
 from bot.discord_app.render import run_message
 from sandbox.errors import SandboxRejected
 
@@ -112,15 +113,21 @@ class RunModal(TutorModal):
                 raise UserFacingError(RUN_DISABLED)
         self.limiter.begin(learner)
         try:
-            run = await bot.services.snippets.run_learner(self.code.value)
+            run = await bot.services.snippets.run_learner(self.code.value, graph=True)
         finally:
             self.limiter.end(learner)
         message = run_message(run)
-        if message.full_output is None:
-            await interaction.followup.send(message.content, ephemeral=not self.public)
-        else:
+        view: discord.ui.View = discord.utils.MISSING
+        file: discord.File = discord.utils.MISSING
+        if run.graph is not None and not run.graph.empty:
+            # The graph is kept in memory under this submit's id for the "Show graph" button.
+            bot.graph_shelf.put(interaction.id, run.graph)
+            view = run_graph_view(interaction.id)
+        if message.full_output is not None:
             file = discord.File(io.BytesIO(message.full_output), filename="output.txt")
-            await interaction.followup.send(message.content, file=file, ephemeral=not self.public)
+        await interaction.followup.send(
+            message.content, ephemeral=not self.public, view=view, file=file
+        )
 
 
 class RunCog(commands.Cog):

@@ -18,7 +18,8 @@ from typing import Any
 
 CUSTOM_ID = re.compile(
     r"^(?:tutor:answer:(?:TF|SE|WHY|EC)\d+:[tfx]:\d+"
-    r"|tutor:(?:explain|snippet):(?:TF|SE|WHY|EC)\d+:\d+"
+    r"|tutor:(?:explain|snippet|graph):(?:TF|SE|WHY|EC)\d+:\d+"
+    r"|tutor:rungraph:\d+"
     r"|tutor:modal:(?:answer|run):\d+"
     r"|[0-9a-f]{32})$"
 )

@@ -1,16 +1,24 @@
 """Validate dev2.jsonl (examiner 2's development set). Run: python check_dev2.py"""
+
 import json
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-ITEMS = ([f"TF{i}" for i in range(1, 9)] + [f"SE{i}" for i in range(1, 8)]
-         + [f"WHY{i}" for i in range(1, 8)] + [f"EC{i}" for i in range(1, 8)])
+ITEMS = (
+    [f"TF{i}" for i in range(1, 9)]
+    + [f"SE{i}" for i in range(1, 8)]
+    + [f"WHY{i}" for i in range(1, 8)]
+    + [f"EC{i}" for i in range(1, 8)]
+)
 LABELS = {"correct", "partial", "incorrect"}
 FIELDS = {"item_id", "verdict", "text", "label", "style", "opposite_claim"}
 
 
-def main(path=Path(__file__).with_name("dev2.jsonl")):
+DEV2 = Path(__file__).with_name("dev2.jsonl")
+
+
+def main(path=DEV2):
     errors, seen = [], set()
     per_item = defaultdict(Counter)
     opp = Counter()
@@ -55,8 +63,10 @@ def main(path=Path(__file__).with_name("dev2.jsonl")):
     total = Counter()
     for c in per_item.values():
         total.update(c)
-    print(f"{sum(total.values())} answers, {len(per_item)} items, labels {dict(total)}, "
-          f"opposite_claim {sum(opp.values())}")
+    print(
+        f"{sum(total.values())} answers, {len(per_item)} items, labels {dict(total)}, "
+        f"opposite_claim {sum(opp.values())}"
+    )
     for e in errors:
         print("ERROR", e)
     return 1 if errors else 0

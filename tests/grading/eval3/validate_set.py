@@ -2,6 +2,7 @@
 
 Run: python tests/grading/eval3/validate_set.py [path]
 """
+
 import collections
 import json
 import pathlib
@@ -9,15 +10,37 @@ import re
 import sys
 
 # Correct verdicts of the true/false items (from the public item view).
-TF = {"TF1": False, "TF2": False, "TF3": False, "TF4": True, "TF5": False, "TF6": False,
-      "TF7": False, "TF8": True, "TF9": False, "TF10": False, "TF11": False, "TF12": False,
-      "TF13": True, "TF14": False}
-OTHER = ([f"SE{i}" for i in range(1, 13)] + [f"WHY{i}" for i in range(1, 12)]
-         + [f"EC{i}" for i in range(1, 14)])
+TF = {
+    "TF1": False,
+    "TF2": False,
+    "TF3": False,
+    "TF4": True,
+    "TF5": False,
+    "TF6": False,
+    "TF7": False,
+    "TF8": True,
+    "TF9": False,
+    "TF10": False,
+    "TF11": False,
+    "TF12": False,
+    "TF13": True,
+    "TF14": False,
+}
+OTHER = (
+    [f"SE{i}" for i in range(1, 13)]
+    + [f"WHY{i}" for i in range(1, 12)]
+    + [f"EC{i}" for i in range(1, 14)]
+)
 ITEMS = set(TF) | set(OTHER)
 LABELS = {"correct", "partial", "incorrect"}
-FIELDS = {"item_id": str, "verdict": (bool, type(None)), "text": str, "label": str,
-          "style": str, "opposite_claim": bool}
+FIELDS = {
+    "item_id": str,
+    "verdict": (bool, type(None)),
+    "text": str,
+    "label": str,
+    "style": str,
+    "opposite_claim": bool,
+}
 TRUE_OPEN = re.compile(r"^\s*((it|this|that) is |that'?s )?(true|yes|yep|correct)\b", re.I)
 FALSE_OPEN = re.compile(r"^\s*((it|this|that) is |that'?s )?(false|no|nope|nah|not true)\b", re.I)
 
@@ -79,9 +102,11 @@ def main(path):
         if opp[i] < 1:
             errors.append(f"{i}: no opposite-claim answer")
     total = collections.Counter(r["label"] for r in rows)
-    print(f"{len(rows)} answers, {len(per)} items, labels {dict(sorted(total.items()))}, "
-          f"opposite_claim {sum(opp.values())}, "
-          f"tf no-button {sum(1 for r in rows if r['item_id'] in TF and r['verdict'] is None)}")
+    print(
+        f"{len(rows)} answers, {len(per)} items, labels {dict(sorted(total.items()))}, "
+        f"opposite_claim {sum(opp.values())}, "
+        f"tf no-button {sum(1 for r in rows if r['item_id'] in TF and r['verdict'] is None)}"
+    )
     for e in errors:
         print("ERROR", e)
     return 1 if errors else 0
