@@ -300,6 +300,8 @@ def assess(
     arithmetic_error: bool = False,
     gist: bool = False,
     gesture: bool = False,
+    hedge: bool = False,
+    aside: bool = False,
 ) -> Assessment:
     """Score, label and confidence from the outcomes of one answer.
 
@@ -320,6 +322,10 @@ def assess(
             (docs/MARKING.md: "the central idea is gestured at without the mechanism").
         gesture: the answer says it only gestures ("somehow", "something to do with"), so
             it is partial at best.
+        hedge: the reasoning hedges its claim ("I think", "maybe", "not sure"), so it is
+            partial at best (:func:`bot.grading.discourse.hedged`).
+        aside: the answer adds a side claim the rubric does not recognise ("also ...",
+            "... btw"), so it is partial at best (:func:`bot.grading.discourse.aside`).
 
     Returns:
         The assessment; ``score`` and ``confidence`` are in [0, 1], rounded to 3 decimals.
@@ -370,6 +376,8 @@ def assess(
         and not stuffing
         and not arithmetic_error
         and not gesture
+        and not hedge
+        and not aside
         and verdict_correct is not False
     ):
         label = Label.CORRECT
