@@ -97,6 +97,14 @@ POST_CUES: Final[tuple[tuple[str, ...], ...]] = (
     ("is", "incorrect"),
     ("are", "false"),
     ("are", "wrong"),
+    ("has", "nothing", "to", "do", "with", "it"),
+    ("has", "nothing", "to", "do", "with", "this"),
+    ("have", "nothing", "to", "do", "with", "it"),
+    ("is", "not", "the", "problem"),
+    ("is", "not", "the", "issue"),
+    ("is", "not", "the", "cause"),
+    ("is", "not", "the", "culprit"),
+    ("is", "not", "it"),
 )
 """Cues negating the clause before them when they end it. Those built on false/wrong/
 incorrect apply only when that clause frames a claim (``that``, ``saying``, ``the idea``...):

@@ -302,6 +302,7 @@ def assess(
     gesture: bool = False,
     hedge: bool = False,
     aside: bool = False,
+    dismissal: bool = False,
 ) -> Assessment:
     """Score, label and confidence from the outcomes of one answer.
 
@@ -326,6 +327,9 @@ def assess(
             partial at best (:func:`bot.grading.discourse.hedged`).
         aside: the answer adds a side claim the rubric does not recognise ("also ...",
             "... btw"), so it is partial at best (:func:`bot.grading.discourse.aside`).
+        dismissal: the answer reduces the rule to speed or style ("only because of
+            speed"), which denies the mechanism: incorrect
+            (:func:`bot.grading.discourse.dismissive`).
 
     Returns:
         The assessment; ``score`` and ``confidence`` are in [0, 1], rounded to 3 decimals.
@@ -358,6 +362,7 @@ def assess(
         or (arithmetic_error and not (units and reasoning_complete))
         or any(c.key for c in contradicted)
         or wrong_cap
+        or dismissal
         or stuffing
         or (
             not credited
