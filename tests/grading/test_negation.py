@@ -122,6 +122,18 @@ def test_an_if_clause_is_conditional() -> None:
     assert {"zero", "them"} <= conditional_words("if you don't zero them, they pile up")
 
 
+@pytest.mark.parametrize(
+    ("text", "mentioned", "claimed"),
+    [
+        ("I thought ANY in-place op breaks backward. but it is about what got saved", "breaks",
+         "saved"),
+        ("i assumed the first index gets the 1, but the ties share it", "index", "ties"),
+    ],
+)  # fmt: skip
+def test_a_retracted_belief_is_only_mentioned(text: str, mentioned: str, claimed: str) -> None:
+    assert {mentioned, claimed} & conditional_words(text) == {mentioned}
+
+
 def test_a_clause_initial_without_is_conditional() -> None:
     assert "zero_grad" in conditional_words("Without zero_grad() the grads pile up")
 
