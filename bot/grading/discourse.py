@@ -178,7 +178,8 @@ def _clause_end(stream: TokenStream, i: int) -> int:
 def hedged(stream: TokenStream, start: int) -> bool:
     """Whether the reasoning (tokens from ``start``) hedges its claim.
 
-    A hedge in a short opening clause qualifies the verdict, not the reasoning that
+    A statement ending in ``?`` (``stream.uptalk``: "27 i think?") hedges as well. A
+    hedge in a short opening clause qualifies the verdict, not the reasoning that
     follows ("False I think... the backward does compute dL/dy, but ..."), and is not
     counted; ``I do not know`` also counts (it is both a hedge and an admission).
 
@@ -192,6 +193,13 @@ def hedged(stream: TokenStream, start: int) -> bool:
     if not stream.surf:
         return False
     found = _find(stream, HEDGE_PHRASES, 0)
+    if stream.uptalk:  # "27 i think?", "detach isn't a real copy?": a claim asked, not made
+        found += [
+            range(i, i + 1)
+            for i in range(len(stream))
+            if stream.sent[i] in stream.uptalk
+            and (i + 1 == len(stream) or stream.sent[i + 1] != stream.sent[i])
+        ]
     if not found:
         return False
     opening = _clause_end(stream, 0)

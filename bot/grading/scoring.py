@@ -381,7 +381,13 @@ def assess(
     contradicted = [c for c in concepts if c.status == "contradicted"]
     wrong_cap = any(m.cap is not None and m.cap < PARTIAL_MIN for m in misconceptions)
     reasoning_complete = all(hit for _, hit in units) if units else credit >= OPEN_CREDIT_MIN
-    gestured = gist and not stuffing and not misconceptions and not contradicted
+    # A gist, or a gesture phrase ("something about backward not going through them"), is
+    # the central idea gestured at (docs/MARKING.md: partial) when nothing wrong is stated;
+    # a gesture tolerates penalty-only misconceptions (rubrics penalise "somehow" itself).
+    gestured = (
+        (gist and not misconceptions)
+        or (gesture and not any(m.cap is not None for m in misconceptions))
+    ) and not (stuffing or contradicted)
     blocking = (
         verdict_correct is False
         or (arithmetic_error and not (units and reasoning_complete))

@@ -122,6 +122,15 @@ def test_a_hedged_complete_answer_is_partial(grader: Grader, text: str) -> None:
     assert (result.label, result.hedged) == (Label.PARTIAL, True)
 
 
+def test_a_claim_in_uptalk_counts_as_a_hedged_claim(grader: Grader) -> None:
+    result = grade(grader, "EC6", "tensor([8.]) i think?")
+    assert (result.label, result.hedged, result.concepts_hit[:1]) == (
+        Label.PARTIAL,
+        True,
+        ["eight"],
+    )
+
+
 def test_a_hedge_on_the_verdict_alone_does_not_cap_the_reasoning(grader: Grader) -> None:
     result = grade(grader, "TF3", "False I think, grads accumulate across calls", verdict=False)
     assert (result.label, result.hedged) == (Label.CORRECT, False)
