@@ -13,7 +13,13 @@ rules here look at the answer as a whole and at the words *around* the matches:
   prompt does not already state repeats the question (docs/MARKING.md: incorrect);
 * **ignorance**: "idk", "dunno" (``do not know``), "no idea": an answer that only says the
   learner does not know states nothing, even when its words happen to match a rubric
-  pattern ("autograd does not know ...").
+  pattern ("autograd does not know ...");
+* **redirects** ("the problem is X", "what actually breaks it is X", "X is what breaks
+  it"): the learner names the cause; when X is not the key reason that the answer
+  mentions elsewhere, the key reason was only mentioned and the claim is the other cause;
+* **dismissals** ("only because of speed", "just a perf thing", "just for readability"):
+  the learner says the rule exists for speed or style alone, which denies that the
+  behaviour depends on it.
 
 Each rule, its evidence on the marked tuning sets and its effect on the held-out numbers
 are in docs/GRADING.md ("Discourse cues").
@@ -92,6 +98,33 @@ RESTATED_MIN_SHARE: Final = 0.85
 RESTATED_MIN_WORDS: Final = 4
 """Content words below which an answer is too short to call a restatement."""
 
+CAUSE_FRAMES: Final[tuple[tuple[str, ...], ...]] = (
+    ("the", "problem", "is"),
+    ("the", "issue", "is"),
+    ("the", "bug", "is"),
+    ("the", "error", "is"),
+    ("the", "error", "comes", "from"),
+    ("the", "real", "problem", "is"),
+    ("the", "real", "issue", "is"),
+    ("what", "breaks", "it", "is"),
+    ("what", "actually", "breaks", "it", "is"),
+)
+"""Openings that name the learner's cause in what follows them, to the sentence end."""
+
+CAUSE_POST_FRAMES: Final[tuple[tuple[str, ...], ...]] = (("is", "what", "breaks", "it"),)
+"""Frames naming the cause in the clause before them ("retain_graph=True is what breaks it")."""
+
+DISMISSERS: Final = frozenset({"only", "just", "merely", "purely", "simply"})
+DISMISSED: Final = frozenset(
+    {"speed", "perf", "performance", "faster", "cheaper", "readability", "readable",
+     "cosmetic", "convenience"}
+)  # fmt: skip
+"""What a dismissal reduces a rule to ("only because of speed", "just for readability");
+``style`` counts before ``thing``/``choice`` ("just a style thing", not "JAX-style")."""
+
+DISMISSAL_WINDOW: Final = 4
+"""Words between the dismissing adverb and what it reduces the rule to."""
+
 HEDGE_OPENING_MAX: Final = 4
 """Tokens of an opening clause whose hedge qualifies the verdict ("False I think, ...")."""
 
@@ -145,7 +178,8 @@ def _clause_end(stream: TokenStream, i: int) -> int:
 def hedged(stream: TokenStream, start: int) -> bool:
     """Whether the reasoning (tokens from ``start``) hedges its claim.
 
-    A hedge in a short opening clause qualifies the verdict, not the reasoning that
+    A statement ending in ``?`` (``stream.uptalk``: "27 i think?") hedges as well. A
+    hedge in a short opening clause qualifies the verdict, not the reasoning that
     follows ("False I think... the backward does compute dL/dy, but ..."), and is not
     counted; ``I do not know`` also counts (it is both a hedge and an admission).
 
@@ -159,6 +193,13 @@ def hedged(stream: TokenStream, start: int) -> bool:
     if not stream.surf:
         return False
     found = _find(stream, HEDGE_PHRASES, 0)
+    if stream.uptalk:  # "27 i think?", "detach isn't a real copy?": a claim asked, not made
+        found += [
+            range(i, i + 1)
+            for i in range(len(stream))
+            if stream.sent[i] in stream.uptalk
+            and (i + 1 == len(stream) or stream.sent[i + 1] != stream.sent[i])
+        ]
     if not found:
         return False
     opening = _clause_end(stream, 0)
@@ -255,6 +296,75 @@ def aside(stream: TokenStream, start: int, claim_start: int, recognised: set[int
     return False
 
 
+def redirected(stream: TokenStream, start: int, key_tokens: set[int]) -> bool:
+    """Whether a cause frame names something other than the key reason.
+
+    Args:
+        stream: the segmented answer.
+        start: first token after the verdict phrase.
+        key_tokens: indices of the tokens inside the matches that credit a key concept
+            (empty: nothing to redirect from).
+
+    Returns:
+        True when a frame of :data:`CAUSE_FRAMES` (what follows it, to the sentence end) or
+        :data:`CAUSE_POST_FRAMES` (the clause before it) outside a question covers none of
+        ``key_tokens``: the key reason is mentioned elsewhere, and the cause claimed is
+        another ("no, it doesn't need a scalar ... what actually breaks it is int tensors").
+    """
+    if not key_tokens:
+        return False
+    surf, sent = stream.surf, stream.sent
+    n = len(surf)
+    for where in _find(stream, CAUSE_FRAMES, start):
+        if sent[where.start] in stream.questions:
+            continue
+        end = where.stop
+        while end < n and sent[end] == sent[where.start]:
+            end += 1
+        if end > where.stop and key_tokens.isdisjoint(range(where.stop, end)):
+            return True
+    for where in _find(stream, CAUSE_POST_FRAMES, start):
+        i = where.start
+        if sent[i] in stream.questions:
+            continue
+        begin = i
+        while begin > 0 and sent[begin - 1] == sent[i] and not stream.brk[begin]:
+            begin -= 1
+        if begin < i and key_tokens.isdisjoint(range(begin, i)):
+            return True
+    return False
+
+
+def dismissive(stream: TokenStream, start: int) -> bool:
+    """Whether the reasoning reduces the rule to speed or style ("only bc of speed").
+
+    Args:
+        stream: the segmented answer.
+        start: first token after the verdict phrase.
+
+    Returns:
+        True when a word of :data:`DISMISSERS` is followed, within
+        :data:`DISMISSAL_WINDOW` words of its clause and outside a question, by a word of
+        :data:`DISMISSED` (or ``style thing``/``style choice``).
+    """
+    surf, sent, brk = stream.surf, stream.sent, stream.brk
+    n = len(surf)
+    if DISMISSERS.isdisjoint(surf):
+        return False
+    for i in range(start, n):
+        if surf[i] not in DISMISSERS or stream.kind[i] != WORD or sent[i] in stream.questions:
+            continue
+        for j in range(i + 1, min(n, i + 1 + DISMISSAL_WINDOW)):
+            if sent[j] != sent[i] or brk[j]:
+                break
+            word = surf[j]
+            if word in DISMISSED or (
+                word == "style" and j + 1 < n and surf[j + 1] in ("thing", "choice")
+            ):
+                return True
+    return False
+
+
 def content_words(stream: TokenStream, start: int = 0, code_parts: bool = False) -> list[str]:
     """The content words of ``stream`` from ``start``.
 
@@ -317,7 +427,9 @@ __all__ = [
     "PromptWords",
     "aside",
     "content_words",
+    "dismissive",
     "hedged",
     "ignorance_only",
+    "redirected",
     "restated",
 ]

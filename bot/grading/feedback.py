@@ -39,6 +39,10 @@ ASIDE_NUDGE: Final = (
     "Check your side remark (after 'also', 'btw', 'even'...): it goes beyond the key point "
     "and cannot be confirmed here, and a wrong extra claim lowers the grade."
 )
+REDIRECT_PREFIX: Final = "The cause you named is not the key one: "
+DISMISSAL_CORRECTION: Final = (
+    "It is not only a matter of speed or style: the result itself depends on it."
+)
 RESTATED_CORRECTION: Final = "That restates the question; say why it happens, in your own words."
 
 
@@ -85,6 +89,8 @@ def build_feedback(
     hedged: bool = False,
     aside: bool = False,
     restated: bool = False,
+    redirected: bool = False,
+    dismissive: bool = False,
 ) -> Feedback:
     """Choose the feedback parts for one graded answer.
 
@@ -109,6 +115,9 @@ def build_feedback(
         aside: the answer adds a side claim the rubric does not recognise; a nudge to
             check it.
         restated: the answer restates the prompt; a correction says so.
+        redirected: the answer names another cause than the key reason; its contradicted
+            key concepts are worded as "the cause you named is not the key one".
+        dismissive: the answer reduces the rule to speed or style; a correction says so.
 
     Returns:
         The parts, as plain author text (unescaped; :func:`render_feedback` escapes).
@@ -117,7 +126,10 @@ def build_feedback(
     concepts = {c.id: c for c in rubric.concepts}
     found = {m.id: m for m in rubric.misconceptions}
     corrections = [found[m].feedback for m in misconceptions]
-    corrections += [CONTRADICTION_PREFIX + concepts[c].description + "." for c in contradicted]
+    prefix = REDIRECT_PREFIX if redirected else CONTRADICTION_PREFIX
+    corrections += [prefix + concepts[c].description + "." for c in contradicted]
+    if dismissive:
+        corrections.append(DISMISSAL_CORRECTION)
     if stuffing:
         corrections.append(STUFFING_CORRECTION)
     if arithmetic_error:

@@ -25,8 +25,10 @@ from bot.grading.discourse import (
     PromptWords,
     aside,
     content_words,
+    dismissive,
     hedged,
     ignorance_only,
+    redirected,
     restated,
 )
 from bot.grading.errors import AnswerTooLong, UnknownItem
@@ -248,7 +250,8 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         credited = [c for c in credited if c not in dropped]
         gist = False
     hedge = hedged(stream, start)
-    side = False
+    dismissal = dismissive(stream, start)
+    side = redirect = False
     if credited:
         if compiled.gist is not None:
             matches.append(matcher.rule(compiled.gist))
@@ -266,6 +269,23 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
             for span in (hits.affirmed + hits.conditional + hits.negated)
         )
         side = aside(stream, start, claim_start, recognised)
+        key_tokens = {
+            t
+            for o, hits in zip(outcomes, matches, strict=False)
+            if o.status == "hit" and o.key
+            for spans in (hits.affirmed, hits.negated, hits.conditional)
+            for first, last, _, _ in spans
+            for t in range(first, last + 1)
+        }
+        if redirected(stream, start, key_tokens):
+            # "what actually breaks it is int tensors": the key reason was only mentioned
+            redirect = True
+            outcomes = [
+                o if not (o.key and o.status == "hit") else ConceptOutcome(
+                    o.id, o.weight, o.key, "contradicted", required=o.required, group=o.group
+                )
+                for o in outcomes
+            ]  # fmt: skip
     assessment = assess(
         true_false=true_false,
         verdict_correct=agrees,
@@ -279,6 +299,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         gesture=gesture,
         hedge=hedge,
         aside=side,
+        dismissal=dismissal,
     )
     hit = [o.id for o in outcomes if o.status == "hit" and not stuffing]
     contradicted = [o.id for o in outcomes if o.status == "contradicted"]
@@ -301,6 +322,8 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         hedged=hedge and assessment.label is not Label.INCORRECT,
         aside=side,
         restated=restatement,
+        redirected=redirect,
+        dismissive=dismissal,
     )
     return GradeResult(
         item_id=item.id,
@@ -321,6 +344,8 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         hedged=hedge,
         aside=side,
         restated=restatement,
+        redirected=redirect,
+        dismissive=dismissal,
     )
 
 

@@ -78,6 +78,10 @@ class GradeResult(BaseModel):
             not recognise, so it is partial at best.
         restated: the answer restates the prompt; concepts the prompt itself states earn
             no credit.
+        redirected: the answer names another cause than the key reason it mentions ("what
+            actually breaks it is ..."): the key concepts count as contradicted.
+        dismissive: the answer reduces the rule to speed or style ("only because of
+            speed"), so it is incorrect.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -100,3 +104,5 @@ class GradeResult(BaseModel):
     hedged: bool = False
     aside: bool = False
     restated: bool = False
+    redirected: bool = False
+    dismissive: bool = False

@@ -122,6 +122,15 @@ def test_a_hedged_complete_answer_is_partial(grader: Grader, text: str) -> None:
     assert (result.label, result.hedged) == (Label.PARTIAL, True)
 
 
+def test_a_claim_in_uptalk_counts_as_a_hedged_claim(grader: Grader) -> None:
+    result = grade(grader, "EC6", "tensor([8.]) i think?")
+    assert (result.label, result.hedged, result.concepts_hit[:1]) == (
+        Label.PARTIAL,
+        True,
+        ["eight"],
+    )
+
+
 def test_a_hedge_on_the_verdict_alone_does_not_cap_the_reasoning(grader: Grader) -> None:
     result = grade(grader, "TF3", "False I think, grads accumulate across calls", verdict=False)
     assert (result.label, result.hedged) == (Label.CORRECT, False)
@@ -214,6 +223,59 @@ def test_prompt_words_with_a_new_concept_are_no_restatement(discourse_grader: Gr
 def test_a_short_answer_in_the_prompt_words_is_no_restatement(discourse_grader: Grader) -> None:
     result = _why(discourse_grader, "they add up")
     assert (result.label, result.restated) == (Label.PARTIAL, False)
+
+
+# ---- redirects and dismissals ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the saved tensors get freed, but what actually breaks it is the int dtype",
+        "retain_graph=True is what breaks it, the saved tensors are freed",
+        "the saved tensors are freed; the problem is that y is an int",
+    ],
+)
+def test_naming_another_cause_contradicts_the_key_reason(grader: Grader, text: str) -> None:
+    result = grade(grader, "SE2", text)
+    assert (result.label, result.redirected) == (Label.INCORRECT, True)
+
+
+def test_a_cause_frame_around_the_key_reason_is_no_redirect(grader: Grader) -> None:
+    result = grade(grader, "SE2", "the problem is that the saved tensors were freed")
+    assert (result.label, result.redirected) == (Label.PARTIAL, False)
+
+
+def test_a_redirect_is_worded_as_the_wrong_cause(grader: Grader) -> None:
+    result = grade(
+        grader, "SE2", "retain_graph=True is what breaks it, the saved tensors are freed"
+    )
+    assert result.feedback.corrections[0].startswith("The cause you named is not the key one")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "grads accumulate, the no-zeroing rule is only for speed",
+        "grads accumulate, zeroing is just a perf thing",
+        "grads accumulate, zeroing is just a style thing",
+        "they accumulate but only bc of speed",
+    ],
+)
+def test_reducing_the_rule_to_speed_or_style_is_incorrect(grader: Grader, text: str) -> None:
+    result = grade(grader, "TF3", text, verdict=False)
+    assert (result.label, result.dismissive) == (Label.INCORRECT, True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "grads accumulate across calls, in JAX-style code you would just return them",
+        "grads accumulate across calls; is it only for speed?",
+    ],
+)
+def test_style_and_speed_words_outside_a_dismissal_are_fine(grader: Grader, text: str) -> None:
+    assert not grade(grader, "TF3", text, verdict=False).dismissive
 
 
 # ---- "I don't know" --------------------------------------------------------------------
