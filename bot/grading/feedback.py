@@ -31,6 +31,19 @@ GESTURE_NUDGE: Final = (
     "without saying what happens."
 )
 CONTRADICTION_PREFIX: Final = "You stated the opposite of a key point: "
+HEDGE_NUDGE: Final = (
+    "Commit to your reasoning: a claim hedged with 'I think', 'maybe' or 'not sure' "
+    "counts as partial at most."
+)
+ASIDE_NUDGE: Final = (
+    "Check your side remark (after 'also', 'btw', 'even'...): it goes beyond the key point "
+    "and cannot be confirmed here, and a wrong extra claim lowers the grade."
+)
+REDIRECT_PREFIX: Final = "The cause you named is not the key one: "
+DISMISSAL_CORRECTION: Final = (
+    "It is not only a matter of speed or style: the result itself depends on it."
+)
+RESTATED_CORRECTION: Final = "That restates the question; say why it happens, in your own words."
 
 
 def escape_markdown(text: str) -> str:
@@ -73,6 +86,11 @@ def build_feedback(
     arithmetic_error: bool = False,
     yes_no: bool | None = None,
     gesture: bool = False,
+    hedged: bool = False,
+    aside: bool = False,
+    restated: bool = False,
+    redirected: bool = False,
+    dismissive: bool = False,
 ) -> Feedback:
     """Choose the feedback parts for one graded answer.
 
@@ -92,6 +110,14 @@ def build_feedback(
             answer (True: yes, False: no); None otherwise.
         gesture: the answer only gestures at the mechanism ("somehow"); a nudge to spell
             it out comes first.
+        hedged: the reasoning hedges a claim that would otherwise count; a nudge to
+            commit.
+        aside: the answer adds a side claim the rubric does not recognise; a nudge to
+            check it.
+        restated: the answer restates the prompt; a correction says so.
+        redirected: the answer names another cause than the key reason; its contradicted
+            key concepts are worded as "the cause you named is not the key one".
+        dismissive: the answer reduces the rule to speed or style; a correction says so.
 
     Returns:
         The parts, as plain author text (unescaped; :func:`render_feedback` escapes).
@@ -100,11 +126,16 @@ def build_feedback(
     concepts = {c.id: c for c in rubric.concepts}
     found = {m.id: m for m in rubric.misconceptions}
     corrections = [found[m].feedback for m in misconceptions]
-    corrections += [CONTRADICTION_PREFIX + concepts[c].description + "." for c in contradicted]
+    prefix = REDIRECT_PREFIX if redirected else CONTRADICTION_PREFIX
+    corrections += [prefix + concepts[c].description + "." for c in contradicted]
+    if dismissive:
+        corrections.append(DISMISSAL_CORRECTION)
     if stuffing:
         corrections.append(STUFFING_CORRECTION)
     if arithmetic_error:
         corrections.append(ARITHMETIC_CORRECTION)
+    if restated:
+        corrections.append(RESTATED_CORRECTION)
     sentence: str | None = None
     key = item.answer.verdict
     if item.kind is Kind.TRUE_FALSE and key is not None:
@@ -122,7 +153,10 @@ def build_feedback(
         sentence = f"The answer is {'yes' if yes_no else 'no'}."
     return Feedback(
         right=[concepts[c].description for c in hit],
-        missing=[GESTURE_NUDGE] * gesture + [concepts[c].nudge for c in missing],
+        missing=[GESTURE_NUDGE] * gesture
+        + [HEDGE_NUDGE] * hedged
+        + [ASIDE_NUDGE] * aside
+        + [concepts[c].nudge for c in missing],
         corrections=corrections,
         verdict=sentence,
     )

@@ -20,11 +20,21 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from bot.content.loader import Bank
-from bot.content.models import Item, Kind
+from bot.content.models import Item, Kind, Label
+from bot.grading.discourse import (
+    PromptWords,
+    aside,
+    content_words,
+    dismissive,
+    hedged,
+    ignorance_only,
+    redirected,
+    restated,
+)
 from bot.grading.errors import AnswerTooLong, UnknownItem
 from bot.grading.feedback import build_feedback
 from bot.grading.lexicon import known_words
-from bot.grading.matching import FUZZY, CompiledRule, Compiler, Matcher
+from bot.grading.matching import FUZZY, CompiledRule, Compiler, Matcher, RuleHits
 from bot.grading.models import MAX_ANSWER_CHARS, GradeResult, Response
 from bot.grading.negation import scope
 from bot.grading.normalize import normalize
@@ -61,6 +71,8 @@ class CompiledItem:
             ("No. Those buffers..."), that answer; None otherwise.
         groups: concept id -> index of its ``required_any`` group.
         gist: the rubric's ``gist`` patterns as one rule, or None.
+        prompt: the prompt's content words and the concepts it credits itself (for the
+            restatement test of :mod:`bot.grading.discourse`).
     """
 
     item: Item
@@ -72,6 +84,7 @@ class CompiledItem:
     yes_no: bool | None = None
     groups: dict[str, int] = field(default_factory=dict)
     gist: CompiledRule | None = None
+    prompt: PromptWords = field(default_factory=lambda: PromptWords(frozenset(), frozenset()))
 
 
 def compile_item(item: Item) -> CompiledItem:
@@ -109,6 +122,28 @@ def compile_item(item: Item) -> CompiledItem:
         yes_no,
         groups,
         gist,
+        _prompt_words(item, compiler, concepts),
+    )
+
+
+def _prompt_words(
+    item: Item, compiler: Compiler, concepts: tuple[CompiledRule, ...]
+) -> PromptWords:
+    """The prompt's content words, and the concepts the prompt credits when graded."""
+    stream = segment(normalize(item.prompt))
+    matcher = Matcher(compiler, stream, scope(stream))
+    credited = frozenset(
+        concept.id
+        for concept, rule in zip(item.rubric.concepts, concepts, strict=True)
+        if concept_outcome(
+            concept.id, concept.weight, False, concept.polarity, matcher.rule(rule)
+        ).status
+        == "hit"
+    )
+    return PromptWords(
+        frozenset(content_words(stream, code_parts=True)),
+        credited,
+        values_answer=item.kind is Kind.EDGE_CASE,
     )
 
 
@@ -161,17 +196,22 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
     matcher = Matcher(compiled.compiler, stream, negation)
     rubric = item.rubric
     outcomes: list[ConceptOutcome] = []
+    matches: list[RuleHits] = []
     for concept, rule in zip(rubric.concepts, compiled.concepts, strict=True):
+        hits = matcher.rule(rule)
+        matches.append(hits)
         outcomes.append(
             concept_outcome(
                 concept.id, concept.weight, concept.id in compiled.key, concept.polarity,
-                matcher.rule(rule), required=concept.id in compiled.required,
+                hits, required=concept.id in compiled.required,
                 group=compiled.groups.get(concept.id),
             )
         )  # fmt: skip
     found: list[MisconceptionOutcome] = []
     for misconception, rule in zip(rubric.misconceptions, compiled.misconceptions, strict=True):
-        spans = misconception_found(misconception.polarity, matcher.rule(rule))
+        hits = matcher.rule(rule)
+        matches.append(hits)
+        spans = misconception_found(misconception.polarity, hits)
         if spans:
             found.append(
                 MisconceptionOutcome(
@@ -190,6 +230,62 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         and bool(matcher.rule(compiled.gist).affirmed)
     )
     gesture = is_gesture(stream)
+    # Discourse cues (bot.grading.discourse): what the answer's framing says.
+    start = reading.end
+    credited = [o.id for o in outcomes if o.status == "hit"]
+    dropped: set[str] = set()
+    restatement = False
+    if credited and ignorance_only(stream, start):
+        dropped.update(credited)  # "dunno" = "do not know": no claim, whatever it matches
+    elif restated(stream, start, compiled.prompt, credited):
+        restatement = True
+        dropped.update(credited)  # the prompt's own words credit nothing
+    if dropped:
+        outcomes = [
+            o if o.id not in dropped else ConceptOutcome(
+                o.id, o.weight, o.key, "missing", required=o.required, group=o.group
+            )
+            for o in outcomes
+        ]  # fmt: skip
+        credited = [c for c in credited if c not in dropped]
+        gist = False
+    hedge = hedged(stream, start)
+    dismissal = dismissive(stream, start)
+    side = redirect = False
+    if credited:
+        if compiled.gist is not None:
+            matches.append(matcher.rule(compiled.gist))
+        recognised = {
+            t
+            for hits in matches
+            for spans in (hits.affirmed, hits.negated, hits.conditional)
+            for first, last, _, _ in spans
+            for t in range(first, last + 1)
+        }
+        claim_start = min(
+            span[0]
+            for o, hits in zip(outcomes, matches, strict=False)
+            if o.status == "hit"
+            for span in (hits.affirmed + hits.conditional + hits.negated)
+        )
+        side = aside(stream, start, claim_start, recognised)
+        key_tokens = {
+            t
+            for o, hits in zip(outcomes, matches, strict=False)
+            if o.status == "hit" and o.key
+            for spans in (hits.affirmed, hits.negated, hits.conditional)
+            for first, last, _, _ in spans
+            for t in range(first, last + 1)
+        }
+        if redirected(stream, start, key_tokens):
+            # "what actually breaks it is int tensors": the key reason was only mentioned
+            redirect = True
+            outcomes = [
+                o if not (o.key and o.status == "hit") else ConceptOutcome(
+                    o.id, o.weight, o.key, "contradicted", required=o.required, group=o.group
+                )
+                for o in outcomes
+            ]  # fmt: skip
     assessment = assess(
         true_false=true_false,
         verdict_correct=agrees,
@@ -201,6 +297,9 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         arithmetic_error=stream.wrong_arithmetic,
         gist=gist,
         gesture=gesture,
+        hedge=hedge,
+        aside=side,
+        dismissal=dismissal,
     )
     hit = [o.id for o in outcomes if o.status == "hit" and not stuffing]
     contradicted = [o.id for o in outcomes if o.status == "contradicted"]
@@ -220,6 +319,11 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         arithmetic_error=stream.wrong_arithmetic,
         yes_no=compiled.yes_no if agrees is False and not true_false else None,
         gesture=gesture,
+        hedged=hedge and assessment.label is not Label.INCORRECT,
+        aside=side,
+        restated=restatement,
+        redirected=redirect,
+        dismissive=dismissal,
     )
     return GradeResult(
         item_id=item.id,
@@ -237,6 +341,11 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         feedback=feedback,
         gist=gist,
         gesture=gesture,
+        hedged=hedge,
+        aside=side,
+        restated=restatement,
+        redirected=redirect,
+        dismissive=dismissal,
     )
 
 

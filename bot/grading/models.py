@@ -72,6 +72,16 @@ class GradeResult(BaseModel):
         gist: a rubric ``gist`` pattern matched (the answer gestures at the topic).
         gesture: the answer only gestures ("somehow", "something to do with"), so it is
             partial at best.
+        hedged: the reasoning hedges its claim ("I think", "maybe", "not sure"), so it is
+            partial at best.
+        aside: the answer adds a side claim ("also ...", "... btw") that the rubric does
+            not recognise, so it is partial at best.
+        restated: the answer restates the prompt; concepts the prompt itself states earn
+            no credit.
+        redirected: the answer names another cause than the key reason it mentions ("what
+            actually breaks it is ..."): the key concepts count as contradicted.
+        dismissive: the answer reduces the rule to speed or style ("only because of
+            speed"), so it is incorrect.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -91,3 +101,8 @@ class GradeResult(BaseModel):
     feedback: Feedback
     gist: bool = False
     gesture: bool = False
+    hedged: bool = False
+    aside: bool = False
+    restated: bool = False
+    redirected: bool = False
+    dismissive: bool = False

@@ -116,6 +116,16 @@ _NT_BARE = {
     "neednt": "need not",
     "aint": "is not",
     "dunno": "do not know",
+    # misspelt negations (learners' typos, seen in the examiners' sets): a missed "not"
+    # turns a denial into the claim it denies
+    "dosent": "does not",
+    "doesent": "does not",
+    "dosnt": "does not",
+    "didint": "did not",
+    "isint": "is not",
+    "havnt": "have not",
+    "wasent": "was not",
+    "cnat": "can not",
     "thats": "that is",
     "whats": "what is",
     "theres": "there is",
@@ -160,8 +170,9 @@ def expand_contractions(chunk: str) -> str:
 
     Returns:
         ``"does not,"``, ``"x"``; apostrophes that are not part of a contraction (quotes)
-        become spaces. Bare forms without the apostrophe (``doesnt``, ``thats``) are
-        expanded too.
+        become spaces. Bare forms without the apostrophe (``doesnt``, ``thats``), common
+        misspellings of a negation (``dosent``) and a misplaced apostrophe (``does'nt``)
+        are expanded too.
     """
     core = chunk.strip('.,;:!?)("')
     bare = _NT_BARE.get(core)
@@ -169,6 +180,8 @@ def expand_contractions(chunk: str) -> str:
         return chunk.replace(core, bare, 1)
     if "'" not in chunk:
         return chunk
+    if "'nt" in chunk:
+        chunk = chunk.replace("'nt", "n't")  # "does'nt", "is'nt": a misplaced apostrophe
     return _OTHER_APOSTROPHE.sub(" ", _CONTRACTION.sub(_expand, chunk))
 
 

@@ -70,6 +70,18 @@ domain words (code and numbers count as domain words), and no operator (code suc
 Ordinary English prose is 40-50% function words; a terse but real answer ("grads
 accumulate, zero_grad resets them") still has some, or has fewer domain words."""
 
+PREDICATES: Final = frozenset(
+    {"returns", "needs", "stays", "remains", "becomes", "gives", "makes", "keeps", "writes",
+     "means", "works", "fails", "raises", "breaks", "doubles", "stores", "holds", "equals"}
+)  # fmt: skip
+"""Verbs that make a terse answer a statement rather than a keyword list: "returns 27;
+x.grad None" and "integer dtype; requires_grad needs float" state a fact in four words.
+None of the 46 keyword lists marked incorrect on the tuning sets and bank samples uses one."""
+
+COMPOUNDS: Final = frozenset({("in", "place"), ("out", "of")})
+"""Word pairs that ``in-place`` and ``out-of-place`` split into: their function word is
+part of a domain term, so "pow saved input version counter in-place" stays a list."""
+
 GIST_MAX_TOKENS: Final = 10
 """A rubric ``gist`` counts only in an answer of at most 10 tokens (after the verdict). A
 gesture is brief ("It'll throw an error.", "For efficiency."); a longer answer that hits no
@@ -240,16 +252,29 @@ def is_keyword_stuffing(
     if words < STUFFING_MIN_WORDS or OP in kinds:
         return False  # too short, or an operator: a statement ("x.grad = 8")
     surf = stream.surf[start:] if start else stream.surf
+    if not PREDICATES.isdisjoint(surf):
+        return False
     function_words = _LIST_FUNCTION_WORDS
-    if sum(1 for w in surf if w in function_words) >= STUFFING_MAX_FUNCTION_SHARE * words:
+    compound = [
+        i
+        for i in range(len(surf) - 1)
+        if (surf[i], surf[i + 1]) in COMPOUNDS and not stream.brk[start + i + 1]
+    ]
+    if (
+        sum(1 for w in surf if w in function_words) - len(compound)
+        >= STUFFING_MAX_FUNCTION_SHARE * words
+    ):
         return False
     tokens = matched()
     kinds = stream.kind
     domain_words = 0
     function = 0
+    joined = {start + i for i in compound}
     for i in range(start, len(stream)):
         word = stream.surf[i]
-        if kinds[i] == WORD and word in function_words:
+        if i in joined:
+            domain_words += 1
+        elif kinds[i] == WORD and word in function_words:
             function += 1
         elif kinds[i] in (CODE, NUM) or i in tokens or stem(word) in domain:
             domain_words += 1
@@ -300,6 +325,9 @@ def assess(
     arithmetic_error: bool = False,
     gist: bool = False,
     gesture: bool = False,
+    hedge: bool = False,
+    aside: bool = False,
+    dismissal: bool = False,
 ) -> Assessment:
     """Score, label and confidence from the outcomes of one answer.
 
@@ -320,6 +348,13 @@ def assess(
             (docs/MARKING.md: "the central idea is gestured at without the mechanism").
         gesture: the answer says it only gestures ("somehow", "something to do with"), so
             it is partial at best.
+        hedge: the reasoning hedges its claim ("I think", "maybe", "not sure"), so it is
+            partial at best (:func:`bot.grading.discourse.hedged`).
+        aside: the answer adds a side claim the rubric does not recognise ("also ...",
+            "... btw"), so it is partial at best (:func:`bot.grading.discourse.aside`).
+        dismissal: the answer reduces the rule to speed or style ("only because of
+            speed"), which denies the mechanism: incorrect
+            (:func:`bot.grading.discourse.dismissive`).
 
     Returns:
         The assessment; ``score`` and ``confidence`` are in [0, 1], rounded to 3 decimals.
@@ -346,12 +381,19 @@ def assess(
     contradicted = [c for c in concepts if c.status == "contradicted"]
     wrong_cap = any(m.cap is not None and m.cap < PARTIAL_MIN for m in misconceptions)
     reasoning_complete = all(hit for _, hit in units) if units else credit >= OPEN_CREDIT_MIN
-    gestured = gist and not stuffing and not misconceptions and not contradicted
+    # A gist, or a gesture phrase ("something about backward not going through them"), is
+    # the central idea gestured at (docs/MARKING.md: partial) when nothing wrong is stated;
+    # a gesture tolerates penalty-only misconceptions (rubrics penalise "somehow" itself).
+    gestured = (
+        (gist and not misconceptions)
+        or (gesture and not any(m.cap is not None for m in misconceptions))
+    ) and not (stuffing or contradicted)
     blocking = (
         verdict_correct is False
         or (arithmetic_error and not (units and reasoning_complete))
         or any(c.key for c in contradicted)
         or wrong_cap
+        or dismissal
         or stuffing
         or (
             not credited
@@ -370,6 +412,8 @@ def assess(
         and not stuffing
         and not arithmetic_error
         and not gesture
+        and not hedge
+        and not aside
         and verdict_correct is not False
     ):
         label = Label.CORRECT

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import compress, repeat
+from typing import Final
 
 from bot.grading.numbers import (
     NUMBER_WORDS,
@@ -44,7 +45,10 @@ class TokenStream:
         brk: whether a clause break (``,`` ``;`` ``:`` ``-`` bracket, quote) precedes it.
         values: the value each number token states (also ``eight``), by token index; a
             number inside wrong arithmetic (``4 + 4 = 9``) is left out.
-        questions: indices of sentences that end with ``?``.
+        questions: indices of sentences that ask: they end with ``?`` and open with a
+            question word (``does``, ``is``, ``why``...).
+        uptalk: indices of sentences that end with ``?`` but state something ("27 i
+            think?", "false?"): a hedged claim, not a question.
         wrong_arithmetic: the answer states a computation that does not hold
             (``4 + 4 = 9``).
     """
@@ -55,6 +59,7 @@ class TokenStream:
     brk: list[bool] = field(default_factory=list)
     values: dict[int, float] = field(default_factory=dict)
     questions: set[int] = field(default_factory=set)
+    uptalk: set[int] = field(default_factory=set)
     wrong_arithmetic: bool = False
 
     def __len__(self) -> int:
@@ -127,6 +132,40 @@ def _plan(chunk: str) -> _Plan:
         _plans.clear()
     _plans[chunk] = plan
     return plan
+
+
+QUESTION_WORDS: Final = frozenset(
+    {"do", "does", "did", "is", "are", "was", "were", "am", "can", "could", "will", "would",
+     "should", "shall", "may", "might", "must", "has", "have", "had", "what", "why", "how",
+     "when", "where", "which", "who", "whom", "whose", "isnt", "doesnt", "dont", "wont",
+     "cant", "arent", "wasnt", "didnt", "hasnt", "havent", "so", "and", "or", "but", "right",
+     "huh", "eh", "wait", "hmm", "any", "anyone", "really", "want", "wanna", "need", "ever",
+     "know", "see", "got", "you"}
+)  # fmt: skip
+"""Words that open a real question ("Does it overwrite?", "so what?", "want a copy?"); a
+sentence whose last clause ends in ``?``, opens otherwise and has no wh-word (``vector ->
+which weights?``) is uptalk: a hedged statement ("27 i think?", "false?", "detach isn't a
+real copy i think?")."""
+
+WH_WORDS: Final = frozenset({"what", "which", "why", "how", "who", "where", "when", "whose"})
+
+
+def _split_uptalk(stream: TokenStream, ends: list[int], breaks: list[int]) -> None:
+    """Move the uptalk sentences out of ``stream.questions`` into ``stream.uptalk``.
+
+    The clause the ``?`` ends decides: "grads add up; is it only for speed?" asks.
+    """
+    surf = stream.surf
+    for number in sorted(stream.questions):
+        end = ends[number]
+        first = ends[number - 1] if number else 0
+        first = max([first, *(b for b in breaks if first < b < end)])
+        if first >= end or (stream.kind[first] == WORD and surf[first] in QUESTION_WORDS):
+            continue
+        if not WH_WORDS.isdisjoint(surf[first:end]):
+            continue
+        stream.questions.discard(number)
+        stream.uptalk.add(number)
 
 
 def segment(text: str) -> TokenStream:
@@ -221,6 +260,8 @@ def segment(text: str) -> TokenStream:
         stream.brk = brk
     else:
         stream.brk = [False] * n
+    if questions:
+        _split_uptalk(stream, ends, breaks)
     values = stream.values
     found: list[int] = []
     if NUM in kind:

@@ -12,6 +12,8 @@ Learners mix prose and code. Splitting on dots (as most tokenizers do) breaks ``
 * ``tensor([8.])`` -> ``tensor``, ``[``, ``8``, ... (the number stays a number);
 * ``non-leaf`` -> ``non``, ``leaf`` (a hyphen between letters joins words, it is not minus);
 * ``2x``, ``2nd`` stay one word: a coefficient or an ordinal is not a stated number;
+* ``.5`` is the number 0.5 (``tensor([.5, 0., .5])``), unless a word or a bracket comes
+  right before the dot (``x.5`` is not a number);
 * ``e.g.`` / ``i.e.`` are words, and their dots never end a sentence.
 
 A dotted path is code when it has a call, an underscore, a leading dot, a short first part
@@ -57,7 +59,7 @@ ABBREVIATIONS: Final = frozenset(
 """Words whose trailing dot never ends a sentence."""
 
 _PIECE = re.compile(
-    r"(?P<num>(?:(?<![\w)\]])-)?\d+(?:\.\d+)?(?:e[-+]?\d+)?)"
+    r"(?P<num>(?:(?<![\w)\]])-)?(?:\d+(?:\.\d+)?|(?<![\w)\].])\.\d+)(?:e[-+]?\d+)?)"
     r"|(?P<path>\.?[^\W\d]\w*(?:\.[^\W\d]\w*)*(?:\(\s*\))?)"
     r"|(?P<op>\+=|-=|\*=|/=|==|!=|<=|>=|->|=>|\*\*|[-+*/=<>^%])"
     r"|(?P<open>[(\[{])"

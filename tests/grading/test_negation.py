@@ -102,8 +102,36 @@ def test_a_post_cue_needs_a_framed_claim() -> None:
     assert "sum" not in negated_words("the sum is wrong")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the version counter has nothing to do with it; the input is 0",
+        "the version counter is not the problem, the input is 0",
+        "the version counter is not it",
+    ],
+)
+def test_a_dismissed_cause_is_negated(text: str) -> None:
+    assert "counter" in negated_words(text)
+
+
+def test_a_dismissal_inside_a_clause_negates_nothing_after_it() -> None:
+    assert "input" not in negated_words("the counter has nothing to do with it, the input is 0")
+
+
 def test_an_if_clause_is_conditional() -> None:
     assert {"zero", "them"} <= conditional_words("if you don't zero them, they pile up")
+
+
+@pytest.mark.parametrize(
+    ("text", "mentioned", "claimed"),
+    [
+        ("I thought ANY in-place op breaks backward. but it is about what got saved", "breaks",
+         "saved"),
+        ("i assumed the first index gets the 1, but the ties share it", "index", "ties"),
+    ],
+)  # fmt: skip
+def test_a_retracted_belief_is_only_mentioned(text: str, mentioned: str, claimed: str) -> None:
+    assert {mentioned, claimed} & conditional_words(text) == {mentioned}
 
 
 def test_a_clause_initial_without_is_conditional() -> None:

@@ -31,6 +31,9 @@ from bot.grading.normalize import MAX_NORMALIZED_CHARS, expand_contractions, nor
         ("I'd", "i would"),
         ("x's", "x"),
         ("doesn't,", "does not,"),
+        ("dosent", "does not"),
+        ("does'nt", "does not"),
+        ("is'nt.", "is not."),
     ],
 )
 def test_contractions_expand_to_their_words(raw: str, expected: str) -> None:

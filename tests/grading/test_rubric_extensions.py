@@ -183,6 +183,11 @@ def test_a_gesture_is_nudged_to_spell_out_the_mechanism(ec9: Item) -> None:
     assert "Spell out the mechanism" in result.feedback.missing[0]
 
 
+def test_an_on_topic_gesture_alone_is_partial(ec9: Item) -> None:
+    result = graded(ec9, "something about y and w, I would have to check")
+    assert (result.label, result.concepts_hit) == (Label.PARTIAL, [])
+
+
 def test_something_as_a_plain_word_is_no_gesture(ec9: Item) -> None:
     result = graded(ec9, "It stops tracking, so y.grad_fn is None; something else needs it.")
     assert (result.label, result.gesture) == (Label.CORRECT, False)

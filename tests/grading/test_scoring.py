@@ -209,3 +209,16 @@ def test_keyword_lists_with_numbers_or_twice_are_lists(text: str) -> None:
 def test_a_stated_value_is_not_a_keyword_list() -> None:
     stream = segment(normalize("x.grad = 8 after backward twice"))
     assert not is_keyword_stuffing(stream, 0, set, domain_stems())
+
+
+@pytest.mark.parametrize(
+    "text", ["returns 27; x.grad None", "integer dtype; requires_grad needs float"]
+)
+def test_a_terse_statement_with_a_verb_is_not_a_keyword_list(text: str) -> None:
+    stream = segment(normalize(text))
+    assert not is_keyword_stuffing(stream, 0, set, domain_stems())
+
+
+def test_a_hyphenated_domain_term_does_not_make_a_list_prose() -> None:
+    stream = segment(normalize("pow saved input version counter in-place"))
+    assert is_keyword_stuffing(stream, 0, set, domain_stems())

@@ -79,3 +79,18 @@ def test_precomputed_chunk_plans_segment_exactly_like_the_general_path(chunks: l
         patch.setattr(sentence_module, "_plan", lambda chunk: sentence_module._COMPLEX)
         general = segment(text)
     assert fast == general
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Does it overwrite? No, it adds.", "want a copy? use clone", "vector -> which weights?"],
+)
+def test_a_sentence_that_asks_is_a_question(text: str) -> None:
+    stream = segment(normalize(text))
+    assert (stream.questions, stream.uptalk) == ({0}, set())
+
+
+@pytest.mark.parametrize("text", ["27 i think?", "false? it adds up", "detach isn't a copy??"])
+def test_a_statement_ending_in_a_question_mark_is_uptalk(text: str) -> None:
+    stream = segment(normalize(text))
+    assert (stream.questions, stream.uptalk) == (set(), {0})

@@ -86,3 +86,12 @@ def test_short_dotted_names_are_code() -> None:
 
 def test_operators_are_tokens() -> None:
     assert tokens("x.grad += g") == [(CODE, "x.grad"), (OP, "+="), (WORD, "g")]
+
+
+def test_a_number_may_start_with_its_decimal_point() -> None:
+    stream = segment(normalize("x.grad = tensor([.5, 0., .5])"))
+    assert sorted(stream.values.values()) == [0.0, 0.5, 0.5]
+
+
+def test_a_dot_after_a_name_is_no_decimal_point() -> None:
+    assert (NUM, ".5") not in pieces("x.5")

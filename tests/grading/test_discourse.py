@@ -1,0 +1,314 @@
+"""Discourse cues: hedges, asides, restatements and "I don't know" answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.content.loader import parse_pack
+from bot.content.models import Item, Label
+from bot.grading import Grader, GradeResult, Response
+from bot.grading.discourse import hedged, ignorance_only
+from bot.grading.normalize import normalize
+from bot.grading.sentences import segment
+from tests.grading.conftest import grade
+
+PACK = """\
+pack: discourse
+title: Discourse cues
+items:
+  - id: WHY1
+    kind: why
+    prompt: >-
+      The backward pass adds up the gradient contributions coming back from all the
+      children of a node. Why is adding them the right thing to do?
+    answer:
+      text: "The multivariable chain rule: the total derivative sums the effect of every path."
+    explanation: Each path changes the loss separately; the total change is their sum.
+    hint: Write L = f(x) + g(x) and differentiate.
+    tags: [chain-rule]
+    difficulty: 2
+    snippet: |
+      print("fixture")
+    expected_output: |
+      fixture
+    torch_version: 2.13.0
+    rubric:
+      concepts:
+        - id: chain-rule
+          description: the multivariable chain rule sums over paths
+          patterns: ["chain rule", "total derivative"]
+          nudge: Which rule of calculus says what to do with several paths?
+        - id: adds-contributions
+          description: the contributions are added up
+          patterns: ["add* up", "sum*"]
+          nudge: What happens to the contributions?
+      required: [chain-rule]
+      misconceptions:
+        - id: multiply
+          description: believing the paths multiply
+          patterns: ["multipl*"]
+          cap: 0.3
+          feedback: Along one path derivatives multiply; across paths they add.
+    samples:
+      - {label: correct, text: "multivariable chain rule: the total derivative sums every path"}
+      - {label: correct, text: "chain rule, the paths add up"}
+      - {label: partial, text: "they add up"}
+      - {label: partial, text: "you sum them"}
+      - {label: incorrect, text: "the paths multiply"}
+      - {label: incorrect, text: "idk"}
+      - {label: incorrect, text: "because it is faster"}
+  - id: TF2
+    kind: true_false
+    prompt: "True or false: autograd checks that a custom backward is right."
+    answer:
+      verdict: false
+      text: "False. It trusts your backward; only gradcheck compares it with numbers."
+    explanation: Autograd does not know the true derivative of a custom Function.
+    hint: What would autograd compare it with?
+    tags: [custom-function]
+    difficulty: 2
+    snippet: |
+      print("fixture")
+    expected_output: |
+      fixture
+    torch_version: 2.13.0
+    rubric:
+      concepts:
+        - id: trusts-backward
+          description: autograd cannot know the true derivative, so it trusts backward
+          patterns: ["trust*", "not|n't know*"]
+          nudge: What could autograd compare your backward with?
+      misconceptions:
+        - id: verifies
+          description: believing autograd verifies backward
+          patterns: ["verif*"]
+          cap: 0.3
+          feedback: Only gradcheck compares a backward with numerical derivatives.
+    samples:
+      - {label: correct, verdict: false, text: "it trusts your backward"}
+      - {label: correct, verdict: false, text: "autograd doesn't know the real derivative"}
+      - {label: partial, verdict: false, text: "False."}
+      - {label: partial, verdict: false, text: "nope, it is up to you"}
+      - {label: incorrect, verdict: true, text: "it verifies it"}
+      - {label: incorrect, text: "idk"}
+      - {label: incorrect, verdict: true, text: "yes"}
+"""
+
+
+@pytest.fixture(scope="module")
+def discourse_grader() -> Grader:
+    """A grader over the two inline items (WHY1, TF2)."""
+    return Grader(parse_pack(PACK, "discourse.yaml").items)
+
+
+def _stream(text: str):  # type: ignore[no-untyped-def]
+    return segment(normalize(text))
+
+
+# ---- hedges ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "grads accumulate across backward calls i think",
+        "grads accumulate across calls, maybe?",
+        "i guess they accumulate across calls",
+        "they accumulate across calls, not sure why though",
+    ],
+)
+def test_a_hedged_complete_answer_is_partial(grader: Grader, text: str) -> None:
+    result = grade(grader, "TF3", text, verdict=False)
+    assert (result.label, result.hedged) == (Label.PARTIAL, True)
+
+
+def test_a_claim_in_uptalk_counts_as_a_hedged_claim(grader: Grader) -> None:
+    result = grade(grader, "EC6", "tensor([8.]) i think?")
+    assert (result.label, result.hedged, result.concepts_hit[:1]) == (
+        Label.PARTIAL,
+        True,
+        ["eight"],
+    )
+
+
+def test_a_hedge_on_the_verdict_alone_does_not_cap_the_reasoning(grader: Grader) -> None:
+    result = grade(grader, "TF3", "False I think, grads accumulate across calls", verdict=False)
+    assert (result.label, result.hedged) == (Label.CORRECT, False)
+
+
+def test_i_do_not_think_so_is_no_hedge() -> None:
+    assert not hedged(_stream("I don't think so, grads accumulate across calls"), 0)
+
+
+def test_a_hedged_answer_is_nudged_to_commit(grader: Grader) -> None:
+    result = grade(grader, "TF3", "grads accumulate across calls i think", verdict=False)
+    assert result.feedback.missing[0].startswith("Commit to your reasoning")
+
+
+# ---- asides ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "grads accumulate across calls. also .grad always lives on the cpu",
+        "grads accumulate across calls (the cpu keeps a copy btw)",
+        "grads accumulate across calls, plus the learning rate doubles",
+        "grads accumulate across calls; the cpu copy gets freed tho",
+        "grads accumulate across calls, even intermediate tensors keep theirs",
+    ],
+)
+def test_an_unrecognised_side_claim_keeps_a_complete_answer_partial(
+    grader: Grader, text: str
+) -> None:
+    result = grade(grader, "TF3", text, verdict=False)
+    assert (result.label, result.aside) == (Label.PARTIAL, True)
+
+
+def test_a_side_remark_the_rubric_recognises_is_no_aside(grader: Grader) -> None:
+    result = grade(
+        grader, "TF3", "grads accumulate across calls, also zero_grad resets them", verdict=False
+    )
+    assert (result.label, result.aside) == (Label.CORRECT, False)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "grads accumulate across calls even if you call backward on another loss",
+        "grads accumulate across calls, the learning rate is too big to notice",
+        "grads accumulate across calls, 2 + 2 = 4 plus 4",
+    ],
+)
+def test_concessions_degrees_and_sums_are_no_asides(grader: Grader, text: str) -> None:
+    assert not grade(grader, "TF3", text, verdict=False).aside
+
+
+def test_an_also_before_the_key_claim_is_no_aside(grader: Grader) -> None:
+    result = grade(grader, "TF3", "also the cpu copy: grads accumulate across calls", verdict=False)
+    assert not result.aside
+
+
+def test_an_aside_is_nudged_to_be_checked(grader: Grader) -> None:
+    result = grade(
+        grader, "TF3", "grads accumulate across calls. also .grad lives on the cpu", verdict=False
+    )
+    assert any(text.startswith("Check your side remark") for text in result.feedback.missing)
+
+
+# ---- restatements ----------------------------------------------------------------------
+
+
+def _why(grader: Grader, text: str) -> GradeResult:
+    return grader.grade(Response(item_id="WHY1", text=text))
+
+
+def test_restating_the_prompt_credits_nothing(discourse_grader: Grader) -> None:
+    result = _why(discourse_grader, "because the backward pass adds up the gradient contributions")
+    assert (result.label, result.restated, result.concepts_hit) == (Label.INCORRECT, True, [])
+
+
+def test_a_restatement_is_told_so(discourse_grader: Grader) -> None:
+    result = _why(discourse_grader, "because the backward pass adds up the gradient contributions")
+    assert any("restates the question" in text for text in result.feedback.corrections)
+
+
+def test_prompt_words_with_a_new_concept_are_no_restatement(discourse_grader: Grader) -> None:
+    result = _why(
+        discourse_grader, "the chain rule: the backward pass adds up the gradient contributions"
+    )
+    assert (result.label, result.restated) == (Label.CORRECT, False)
+
+
+def test_a_short_answer_in_the_prompt_words_is_no_restatement(discourse_grader: Grader) -> None:
+    result = _why(discourse_grader, "they add up")
+    assert (result.label, result.restated) == (Label.PARTIAL, False)
+
+
+# ---- redirects and dismissals ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the saved tensors get freed, but what actually breaks it is the int dtype",
+        "retain_graph=True is what breaks it, the saved tensors are freed",
+        "the saved tensors are freed; the problem is that y is an int",
+    ],
+)
+def test_naming_another_cause_contradicts_the_key_reason(grader: Grader, text: str) -> None:
+    result = grade(grader, "SE2", text)
+    assert (result.label, result.redirected) == (Label.INCORRECT, True)
+
+
+def test_a_cause_frame_around_the_key_reason_is_no_redirect(grader: Grader) -> None:
+    result = grade(grader, "SE2", "the problem is that the saved tensors were freed")
+    assert (result.label, result.redirected) == (Label.PARTIAL, False)
+
+
+def test_a_redirect_is_worded_as_the_wrong_cause(grader: Grader) -> None:
+    result = grade(
+        grader, "SE2", "retain_graph=True is what breaks it, the saved tensors are freed"
+    )
+    assert result.feedback.corrections[0].startswith("The cause you named is not the key one")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "grads accumulate, the no-zeroing rule is only for speed",
+        "grads accumulate, zeroing is just a perf thing",
+        "grads accumulate, zeroing is just a style thing",
+        "they accumulate but only bc of speed",
+    ],
+)
+def test_reducing_the_rule_to_speed_or_style_is_incorrect(grader: Grader, text: str) -> None:
+    result = grade(grader, "TF3", text, verdict=False)
+    assert (result.label, result.dismissive) == (Label.INCORRECT, True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "grads accumulate across calls, in JAX-style code you would just return them",
+        "grads accumulate across calls; is it only for speed?",
+    ],
+)
+def test_style_and_speed_words_outside_a_dismissal_are_fine(grader: Grader, text: str) -> None:
+    assert not grade(grader, "TF3", text, verdict=False).dismissive
+
+
+# ---- "I don't know" --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["dunno", "idk lol", "no idea tbh", "I don't know why"])
+def test_an_i_do_not_know_answer_is_ignorance(text: str) -> None:
+    assert ignorance_only(_stream(text), 0)
+
+
+def test_an_answer_that_also_says_something_is_not_ignorance() -> None:
+    assert not ignorance_only(_stream("dunno, it trusts the backward"), 0)
+
+
+def test_dunno_never_credits_a_concept_about_not_knowing(discourse_grader: Grader) -> None:
+    result = discourse_grader.grade(Response(item_id="TF2", verdict=None, text="dunno"))
+    assert (result.label, result.concepts_hit) == (Label.INCORRECT, [])
+
+
+def test_the_concept_about_not_knowing_still_counts_in_a_claim(discourse_grader: Grader) -> None:
+    result = discourse_grader.grade(
+        Response(item_id="TF2", verdict=False, text="autograd does not know the real derivative")
+    )
+    assert result.label is Label.CORRECT
+
+
+def test_the_discourse_pack_samples_grade_with_their_marks(discourse_grader: Grader) -> None:
+    items: list[Item] = [discourse_grader.item(i) for i in discourse_grader.item_ids]
+    wrong = [
+        (item.id, s.text)
+        for item in items
+        for s in item.samples
+        if discourse_grader.grade(Response(item_id=item.id, verdict=s.verdict, text=s.text)).label
+        is not s.label
+    ]
+    assert wrong == []
