@@ -27,14 +27,16 @@ are in docs/GRADING.md ("Discourse cues").
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass
+from itertools import compress
 from typing import Final
 
 from bot.grading.lexicon import stem
 from bot.grading.negation import FUNCTION_WORDS
 from bot.grading.sentences import TokenStream
-from bot.grading.tokens import CODE, NUM, WORD
+from bot.grading.tokens import CODE, NUM, OP, WORD
 
 HEDGE_PHRASES: Final[tuple[tuple[str, ...], ...]] = (
     ("i", "think"),
@@ -76,6 +78,10 @@ IGNORANCE_PHRASES: Final[tuple[tuple[str, ...], ...]] = (
 )
 """Phrases saying the learner does not know (``dunno`` is expanded to ``do not know``)."""
 
+IGNORANCE_MAX_TOKENS: Final = 16
+"""A reasoning longer than this says more than "I don't know" (the longest on the marked
+sets, "idk it is kinda a trap tbh", has 8 tokens)."""
+
 FILLERS: Final = frozenset(
     {"lol", "lmao", "haha", "tbh", "honestly", "sorry", "why", "exactly", "really", "man",
      "bro", "dude", "tho", "though", "ngl", "rn", "sry", "what", "happens", "here", "this",
@@ -97,6 +103,9 @@ RESTATED_MIN_SHARE: Final = 0.85
 
 RESTATED_MIN_WORDS: Final = 4
 """Content words below which an answer is too short to call a restatement."""
+
+RESTATED_MAX_LENGTH: Final = 2
+"""A reasoning longer than twice the prompt (in tokens) says more than the prompt."""
 
 CAUSE_FRAMES: Final[tuple[tuple[str, ...], ...]] = (
     ("the", "problem", "is"),
@@ -140,31 +149,126 @@ class PromptWords:
         values_answer: the item asks for a value (an edge case: "what does x.grad come
             out as?"), so an answer that states one is not a restatement even when the
             prompt mentions that number.
+        tokens: the prompt's length in tokens (a reasoning more than
+            :data:`RESTATED_MAX_LENGTH` times as long is no restatement).
     """
 
     words: frozenset[str]
     concepts: frozenset[str]
     values_answer: bool = False
+    tokens: int = 0
 
 
-def _phrase_at(surf: list[str], i: int, phrase: tuple[str, ...]) -> bool:
-    return tuple(surf[i : i + len(phrase)]) == phrase
+@dataclass(frozen=True, slots=True)
+class _Index:
+    """Phrases for :func:`_find`, by their longest content word (the *anchor*, rarer than a
+    first word such as "i" or "not"): anchor -> (phrase, the anchor's offset in it)."""
+
+    by_anchor: dict[str, tuple[tuple[tuple[str, ...], int], ...]]
+    anchors: frozenset[str]
 
 
-def _find(stream: TokenStream, phrases: tuple[tuple[str, ...], ...], start: int) -> list[range]:
-    """Token ranges where any of ``phrases`` occurs, at or after ``start``, in one sentence."""
+def _index(phrases: tuple[tuple[str, ...], ...]) -> _Index:
+    out: dict[str, list[tuple[tuple[str, ...], int]]] = {}
+    for phrase in phrases:
+        anchor = max(phrase, key=lambda w: (w not in FUNCTION_WORDS, len(w)))
+        out.setdefault(anchor, []).append((phrase, phrase.index(anchor)))
+    by_anchor = {k: tuple(sorted(v, key=lambda e: -len(e[0]))) for k, v in out.items()}
+    return _Index(by_anchor, frozenset(by_anchor))
+
+
+class Located:
+    """Where the words this module looks for occur in one answer: found in one C-level pass
+    on first use (``compress`` over a set test per token), then shared by every rule.
+
+    Args:
+        stream: the segmented answer.
+    """
+
+    __slots__ = ("_found", "stream")
+
+    def __init__(self, stream: TokenStream) -> None:
+        self.stream = stream
+        self._found: dict[str, list[int]] | None = None
+
+    def present(self, words: Set[str]) -> Set[str]:
+        """Those of ``words`` that occur in the answer."""
+        return words & self.stream.vocab
+
+    def get(self, word: str) -> list[int]:
+        """The token indices of ``word``, ascending (empty unless it is one of the words
+        this module looks for and occurs)."""
+        found = self._found
+        if found is None:
+            found = self._found = {}
+            wanted = _LOOKED_FOR & self.stream.vocab
+            if wanted:
+                surf = self.stream.surf
+                for i in compress(range(len(surf)), map(wanted.__contains__, surf)):
+                    found.setdefault(surf[i], []).append(i)
+        return found.get(word, [])
+
+
+_last: Located | None = None
+
+
+def locate(stream: TokenStream) -> Located:
+    """The word finder of ``stream``, shared by the rules of this module (the last answer's
+    is kept, so grading one answer builds one)."""
+    global _last
+    last = _last
+    if last is not None and last.stream is stream:
+        return last
+    last = _last = Located(stream)
+    return last
+
+
+def _positions(located: Located, words: Set[str], start: int = 0) -> list[int]:
+    """Sorted indices, from ``start``, of the tokens that are one of ``words``."""
+    out = [i for word in located.present(words) for i in located.get(word) if i >= start]
+    out.sort()
+    return out
+
+
+def _find(stream: TokenStream, index: _Index, start: int) -> list[range]:
+    """Token ranges where a phrase of ``index`` occurs, at or after ``start``, in one sentence."""
+    anchors = index.anchors & stream.vocab
+    if not anchors:
+        return []
+    located = locate(stream)
     surf, sent = stream.surf, stream.sent
-    firsts = {p[0] for p in phrases}
+    n = len(surf)
     out: list[range] = []
-    for i in range(start, len(surf)):
-        if surf[i] not in firsts or stream.kind[i] != WORD:
-            continue
-        for phrase in phrases:
+    for j in _positions(located, anchors):
+        for phrase, offset in index.by_anchor[surf[j]]:
+            i = j - offset
             end = i + len(phrase)
-            if end <= len(surf) and _phrase_at(surf, i, phrase) and sent[end - 1] == sent[i]:
+            if (
+                i >= start
+                and end <= n
+                and sent[i] == sent[end - 1]
+                and stream.kind[i] == WORD
+                and (len(phrase) == 1 or surf[i:end] == list(phrase))
+            ):
                 out.append(range(i, end))
                 break
+    out.sort(key=lambda r: r.start)
     return out
+
+
+_HEDGES: Final = _index(HEDGE_PHRASES)
+_IGNORANCE: Final = _index(IGNORANCE_PHRASES)
+_CAUSES: Final = _index(CAUSE_FRAMES)
+_CAUSES_POST: Final = _index(CAUSE_POST_FRAMES)
+_LOOKED_FOR: Final = (
+    _HEDGES.anchors
+    | _IGNORANCE.anchors
+    | _CAUSES.anchors
+    | _CAUSES_POST.anchors
+    | ASIDE_MARKERS
+    | DISMISSERS
+)
+"""Every word whose positions a rule of this module needs."""
 
 
 def _clause_end(stream: TokenStream, i: int) -> int:
@@ -192,21 +296,19 @@ def hedged(stream: TokenStream, start: int) -> bool:
     """
     if not stream.surf:
         return False
-    found = _find(stream, HEDGE_PHRASES, 0)
-    if stream.uptalk:  # "27 i think?", "detach isn't a real copy?": a claim asked, not made
-        found += [
-            range(i, i + 1)
-            for i in range(len(stream))
-            if stream.sent[i] in stream.uptalk
-            and (i + 1 == len(stream) or stream.sent[i + 1] != stream.sent[i])
-        ]
+    found = _find(stream, _HEDGES, 0)
+    for number in stream.uptalk:  # "27 i think?": a claim asked, not made
+        last = bisect_right(stream.sent, number) - 1
+        found.append(range(last, last + 1))
     if not found:
         return False
-    opening = _clause_end(stream, 0)
-    short_opening = opening <= HEDGE_OPENING_MAX and opening < len(stream)
+    opening = -1  # the end of the opening clause, found when a hedge could lie in it
     for where in found:
-        if short_opening and where.stop <= opening:
-            continue
+        if where.stop <= HEDGE_OPENING_MAX:
+            if opening < 0:
+                opening = _clause_end(stream, 0)
+            if opening <= HEDGE_OPENING_MAX and opening < len(stream) and where.stop <= opening:
+                continue
         if where.stop <= start:
             continue
         return True
@@ -224,7 +326,9 @@ def ignorance_only(stream: TokenStream, start: int) -> bool:
         True when the tokens from ``start`` hold a phrase of :data:`IGNORANCE_PHRASES` and
         nothing else but function words and fillers.
     """
-    found = _find(stream, IGNORANCE_PHRASES, start)
+    if len(stream) - start > IGNORANCE_MAX_TOKENS:
+        return False
+    found = _find(stream, _IGNORANCE, start)
     if not found:
         return False
     covered = {i for where in found for i in where}
@@ -237,7 +341,9 @@ def ignorance_only(stream: TokenStream, start: int) -> bool:
     return True
 
 
-def aside(stream: TokenStream, start: int, claim_start: int, recognised: set[int]) -> bool:
+def aside(
+    stream: TokenStream, start: int, claim_start: int, recognised: Callable[[], Set[int]]
+) -> bool:
     """Whether the answer adds a side claim that the rubric does not recognise.
 
     An aside starts at a marker of :data:`ASIDE_MARKERS` that comes after the start of the
@@ -253,18 +359,20 @@ def aside(stream: TokenStream, start: int, claim_start: int, recognised: set[int
         stream: the segmented answer.
         start: first token after the verdict phrase.
         claim_start: first token of the earliest credited concept match.
-        recognised: indices of tokens inside any rule match (any polarity).
+        recognised: gives the indices of tokens inside any rule match (any polarity);
+            called only when a candidate aside is found.
 
     Returns:
         True when such an aside is found (outside a question).
     """
     surf, sent, kind, brk = stream.surf, stream.sent, stream.kind, stream.brk
     n = len(surf)
-    if ASIDE_MARKERS.isdisjoint(surf):
+    located = locate(stream)
+    if ASIDE_MARKERS.isdisjoint(stream.vocab):
         return False
-    for i in range(max(start, claim_start + 1), n):
+    for i in _positions(located, ASIDE_MARKERS, max(start, claim_start + 1)):
         word = surf[i]
-        if word not in ASIDE_MARKERS or kind[i] != WORD or sent[i] in stream.questions:
+        if kind[i] != WORD or sent[i] in stream.questions:
             continue
         if word == "though" and i and surf[i - 1] == "even":
             continue
@@ -291,19 +399,19 @@ def aside(stream: TokenStream, start: int, claim_start: int, recognised: set[int
         content = [
             t for t in tokens if kind[t] != WORD or surf[t] not in FUNCTION_WORDS | ASIDE_MARKERS
         ]
-        if len(content) >= ASIDE_MIN_WORDS and recognised.isdisjoint(tokens):
+        if len(content) >= ASIDE_MIN_WORDS and recognised().isdisjoint(tokens):
             return True
     return False
 
 
-def redirected(stream: TokenStream, start: int, key_tokens: set[int]) -> bool:
+def redirected(stream: TokenStream, start: int, key_tokens: Callable[[], Set[int]]) -> bool:
     """Whether a cause frame names something other than the key reason.
 
     Args:
         stream: the segmented answer.
         start: first token after the verdict phrase.
-        key_tokens: indices of the tokens inside the matches that credit a key concept
-            (empty: nothing to redirect from).
+        key_tokens: gives the indices of the tokens inside the matches that credit a key
+            concept (empty: nothing to redirect from); called only when a frame is found.
 
     Returns:
         True when a frame of :data:`CAUSE_FRAMES` (what follows it, to the sentence end) or
@@ -311,26 +419,31 @@ def redirected(stream: TokenStream, start: int, key_tokens: set[int]) -> bool:
         ``key_tokens``: the key reason is mentioned elsewhere, and the cause claimed is
         another ("no, it doesn't need a scalar ... what actually breaks it is int tensors").
     """
-    if not key_tokens:
+    frames = _find(stream, _CAUSES, start)
+    post_frames = _find(stream, _CAUSES_POST, start)
+    if not (frames or post_frames):
+        return False
+    keys = key_tokens()
+    if not keys:
         return False
     surf, sent = stream.surf, stream.sent
     n = len(surf)
-    for where in _find(stream, CAUSE_FRAMES, start):
+    for where in frames:
         if sent[where.start] in stream.questions:
             continue
         end = where.stop
         while end < n and sent[end] == sent[where.start]:
             end += 1
-        if end > where.stop and key_tokens.isdisjoint(range(where.stop, end)):
+        if end > where.stop and keys.isdisjoint(range(where.stop, end)):
             return True
-    for where in _find(stream, CAUSE_POST_FRAMES, start):
+    for where in post_frames:
         i = where.start
         if sent[i] in stream.questions:
             continue
         begin = i
         while begin > 0 and sent[begin - 1] == sent[i] and not stream.brk[begin]:
             begin -= 1
-        if begin < i and key_tokens.isdisjoint(range(begin, i)):
+        if begin < i and keys.isdisjoint(range(begin, i)):
             return True
     return False
 
@@ -349,10 +462,11 @@ def dismissive(stream: TokenStream, start: int) -> bool:
     """
     surf, sent, brk = stream.surf, stream.sent, stream.brk
     n = len(surf)
-    if DISMISSERS.isdisjoint(surf):
+    vocab = stream.vocab
+    if DISMISSERS.isdisjoint(vocab) or (DISMISSED.isdisjoint(vocab) and "style" not in vocab):
         return False
-    for i in range(start, n):
-        if surf[i] not in DISMISSERS or stream.kind[i] != WORD or sent[i] in stream.questions:
+    for i in _positions(locate(stream), DISMISSERS, start):
+        if stream.kind[i] != WORD or sent[i] in stream.questions:
             continue
         for j in range(i + 1, min(n, i + 1 + DISMISSAL_WINDOW)):
             if sent[j] != sent[i] or brk[j]:
@@ -409,15 +523,26 @@ def restated(stream: TokenStream, start: int, prompt: PromptWords, credited: Ite
     Returns:
         True for a restatement: its credited concepts come from the prompt, not the learner.
     """
+    if not all(c in prompt.concepts for c in credited):
+        return False  # a concept the prompt does not state: the learner added it
     if prompt.values_answer and any(i >= start for i in stream.values):
         return False
-    words = content_words(stream, start)
-    if len(words) < RESTATED_MIN_WORDS:
+    surf, kind = stream.surf, stream.kind
+    words = prompt.words
+    total = len(surf) - start
+    if prompt.tokens and total > RESTATED_MAX_LENGTH * prompt.tokens:
         return False
-    inside = sum(1 for w in words if w in prompt.words)
-    if inside < RESTATED_MIN_SHARE * len(words):
-        return False
-    return all(c in prompt.concepts for c in credited)
+    content = misses = 0
+    for i in range(start, len(surf)):
+        word = surf[i]
+        if kind[i] == OP or (kind[i] == WORD and (len(word) < 2 or word in FUNCTION_WORDS)):
+            continue
+        content += 1
+        if word not in words and (kind[i] != WORD or stem(word) not in words):
+            misses += 1
+            if misses > (1 - RESTATED_MIN_SHARE) * total:
+                return False  # content <= total: the share can no longer be reached
+    return content >= RESTATED_MIN_WORDS and misses <= (1 - RESTATED_MIN_SHARE) * content
 
 
 __all__ = [

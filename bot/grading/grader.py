@@ -22,6 +22,7 @@ from typing import Final, Literal
 from bot.content.loader import Bank
 from bot.content.models import Item, Kind, Label
 from bot.grading.discourse import (
+    ASIDE_MARKERS,
     PromptWords,
     aside,
     content_words,
@@ -144,6 +145,7 @@ def _prompt_words(
         frozenset(content_words(stream, code_parts=True)),
         credited,
         values_answer=item.kind is Kind.EDGE_CASE,
+        tokens=len(stream),
     )
 
 
@@ -237,7 +239,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
     restatement = False
     if credited and ignorance_only(stream, start):
         dropped.update(credited)  # "dunno" = "do not know": no claim, whatever it matches
-    elif restated(stream, start, compiled.prompt, credited):
+    elif credited and restated(stream, start, compiled.prompt, credited):
         restatement = True
         dropped.update(credited)  # the prompt's own words credit nothing
     if dropped:
@@ -253,30 +255,36 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
     dismissal = dismissive(stream, start)
     side = redirect = False
     if credited:
-        if compiled.gist is not None:
-            matches.append(matcher.rule(compiled.gist))
-        recognised = {
-            t
-            for hits in matches
-            for spans in (hits.affirmed, hits.negated, hits.conditional)
-            for first, last, _, _ in spans
-            for t in range(first, last + 1)
-        }
-        claim_start = min(
-            span[0]
-            for o, hits in zip(outcomes, matches, strict=False)
-            if o.status == "hit"
-            for span in (hits.affirmed + hits.conditional + hits.negated)
-        )
-        side = aside(stream, start, claim_start, recognised)
-        key_tokens = {
-            t
-            for o, hits in zip(outcomes, matches, strict=False)
-            if o.status == "hit" and o.key
-            for spans in (hits.affirmed, hits.negated, hits.conditional)
-            for first, last, _, _ in spans
-            for t in range(first, last + 1)
-        }
+        gist_rule = compiled.gist
+
+        def recognised() -> set[int]:
+            every = matches if gist_rule is None else [*matches, matcher.rule(gist_rule)]
+            return {
+                t
+                for hits in every
+                for spans in (hits.affirmed, hits.negated, hits.conditional)
+                for first, last, _, _ in spans
+                for t in range(first, last + 1)
+            }
+
+        def key_tokens() -> set[int]:
+            return {
+                t
+                for o, hits in zip(outcomes, matches, strict=False)
+                if o.status == "hit" and o.key
+                for spans in (hits.affirmed, hits.negated, hits.conditional)
+                for first, last, _, _ in spans
+                for t in range(first, last + 1)
+            }
+
+        if not ASIDE_MARKERS.isdisjoint(stream.vocab):
+            claim_start = min(
+                span[0]
+                for o, hits in zip(outcomes, matches, strict=False)
+                if o.status == "hit"
+                for span in (hits.affirmed + hits.conditional + hits.negated)
+            )
+            side = aside(stream, start, claim_start, recognised)
         if redirected(stream, start, key_tokens):
             # "what actually breaks it is int tensors": the key reason was only mentioned
             redirect = True

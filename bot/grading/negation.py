@@ -314,7 +314,7 @@ _TRIGGERS: Final = frozenset(
     | SINGLE_CUES
     | CONDITIONALS
     | HEDGES
-    | {"without", "none", "null", "nah", "nope", "from", "i"}
+    | {"without", "none", "null", "nah", "nope", "from"}
 )
 """Every word that can start a cue, a pseudo negation, a hedge or a condition: any other
 token is skipped with one set lookup."""
@@ -479,8 +479,10 @@ def scope(stream: TokenStream) -> Negation:
     surf, sent, kind = stream.surf, stream.sent, stream.kind
     n = len(surf)
     cover = result.cover
+    if not _RETRACTED_ANCHORS.keys().isdisjoint(stream.vocab) and "i" in stream.vocab:
+        _retracted(stream, result)
     triggers = _TRIGGERS
-    if triggers.isdisjoint(surf):
+    if triggers.isdisjoint(stream.vocab):
         return result
     candidates = list(compress(range(n), map(triggers.__contains__, surf)))
     i = 0
@@ -514,22 +516,6 @@ def scope(stream: TokenStream) -> Negation:
             continue
         if word in ("no", "nope", "nah") and is_interjection(stream, i):
             i += 1
-            continue
-        if word == "i":
-            retracted = next((p for p in RETRACTED if _phrase_at(surf, sent, i, p)), None)
-            if retracted is not None:
-                j = i + len(retracted)
-                while (
-                    j < n
-                    and j - i < RETRACTED_WINDOW
-                    and sent[j] == sent[i]
-                    and surf[j] not in _CONTRASTS
-                ):
-                    result.conditional.add(j)
-                    j += 1
-                i += len(retracted)
-            else:
-                i += 1
             continue
         if word in CONDITIONALS or (word == "without" and _clause_start(stream, i)):
             for t in _forward(stream, i + 1, CLAUSAL_WINDOW, False, False):
@@ -597,6 +583,41 @@ def scope(stream: TokenStream) -> Negation:
     if cover:
         result.odd = {t for t, cues in cover.items() if len(cues) % 2}
     return result
+
+
+_RETRACTED_ANCHORS: Final = {
+    word: tuple((phrase, phrase.index(word)) for phrase in RETRACTED if word in phrase)
+    for word in ("thought", "assumed", "thinking", "used")
+}
+"""Each :data:`RETRACTED` opening by a word it has (and where): answers without one of these
+words skip the search, and the others are searched from each occurrence."""
+
+
+def _retracted(stream: TokenStream, result: Negation) -> None:
+    """Mark the beliefs a learner has given up ("I thought X. but ...") as mentions."""
+    surf, sent = stream.surf, stream.sent
+    n = len(surf)
+    for anchor in _RETRACTED_ANCHORS.keys() & stream.vocab:
+        k = -1
+        while True:
+            try:
+                k = surf.index(anchor, k + 1)
+            except ValueError:
+                break
+            for phrase, offset in _RETRACTED_ANCHORS[anchor]:
+                i = k - offset
+                if i < 0 or not _phrase_at(surf, sent, i, phrase) or surf[i] != phrase[0]:
+                    continue
+                j = i + len(phrase)
+                while (
+                    j < n
+                    and j - i < RETRACTED_WINDOW
+                    and sent[j] == sent[i]
+                    and surf[j] not in _CONTRASTS
+                ):
+                    result.conditional.add(j)
+                    j += 1
+                break
 
 
 def _hindered(stream: TokenStream, i: int) -> bool:

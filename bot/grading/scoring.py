@@ -252,18 +252,17 @@ def is_keyword_stuffing(
     if words < STUFFING_MIN_WORDS or OP in kinds:
         return False  # too short, or an operator: a statement ("x.grad = 8")
     surf = stream.surf[start:] if start else stream.surf
-    if not PREDICATES.isdisjoint(surf):
-        return False
     function_words = _LIST_FUNCTION_WORDS
+    function = sum(1 for w in surf if w in function_words)
+    limit = STUFFING_MAX_FUNCTION_SHARE * words
+    if function - surf.count("in") - surf.count("out") >= limit:
+        return False  # prose, even if every "in"/"out" began an in-place/out-of compound
     compound = [
         i
         for i in range(len(surf) - 1)
         if (surf[i], surf[i + 1]) in COMPOUNDS and not stream.brk[start + i + 1]
     ]
-    if (
-        sum(1 for w in surf if w in function_words) - len(compound)
-        >= STUFFING_MAX_FUNCTION_SHARE * words
-    ):
+    if function - len(compound) >= limit or not PREDICATES.isdisjoint(stream.vocab):
         return False
     tokens = matched()
     kinds = stream.kind

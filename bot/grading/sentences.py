@@ -49,6 +49,8 @@ class TokenStream:
             question word (``does``, ``is``, ``why``...).
         uptalk: indices of sentences that end with ``?`` but state something ("27 i
             think?", "false?"): a hedged claim, not a question.
+        vocab: the distinct token texts: testing a few cue words against it costs far
+            less than scanning ``surf`` for each.
         wrong_arithmetic: the answer states a computation that does not hold
             (``4 + 4 = 9``).
     """
@@ -61,6 +63,7 @@ class TokenStream:
     questions: set[int] = field(default_factory=set)
     uptalk: set[int] = field(default_factory=set)
     wrong_arithmetic: bool = False
+    vocab: frozenset[str] = frozenset()
 
     def __len__(self) -> int:
         return len(self.surf)
@@ -260,13 +263,14 @@ def segment(text: str) -> TokenStream:
         stream.brk = brk
     else:
         stream.brk = [False] * n
+    stream.vocab = frozenset(surf)
     if questions:
         _split_uptalk(stream, ends, breaks)
     values = stream.values
     found: list[int] = []
     if NUM in kind:
         found += compress(range(n), map(NUM.__eq__, kind))
-    if not NUMBER_WORDS.keys().isdisjoint(surf):
+    if not NUMBER_WORDS.keys().isdisjoint(stream.vocab):
         found += compress(range(n), map(NUMBER_WORDS.__contains__, surf))
         found.sort()
     if found:
