@@ -54,6 +54,27 @@ def test_piped_input_is_read_as_the_line_protocol(tmp_path: Path) -> None:
     assert "recorded with torch 2.13.0; the sandbox could not run it now" in done.stdout
 
 
+@pytest.mark.parametrize("utf8_mode", ["0", "1"], ids=["strict", "surrogateescape"])
+def test_an_undecodable_byte_in_piped_input_is_replaced_not_a_traceback(
+    tmp_path: Path, utf8_mode: str
+) -> None:
+    round_ = ROUND.replace(".grad accumulates", "caf\xe9: .grad accumulates").encode("latin-1")
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "play", "--sandbox", "off", "--json"],
+        input=round_,
+        capture_output=True,
+        cwd=tmp_path,
+        env=_env(tmp_path, PYTHONUTF8=utf8_mode, LC_ALL="C.UTF-8"),
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [e["event"] for e in events] == ["started", "question", "verdict", "graded",
+                                            "revealed", "ended"]  # fmt: skip
+    assert events[-1]["stats"]["attempts"] == 1
+
+
 def test_the_learner_id_comes_from_the_environment_and_stats_persist(tmp_path: Path) -> None:
     _tutor(tmp_path, "play", "--sandbox", "off", stdin=ROUND, TUTOR_PLAY_LEARNER_ID="77")
     stats = _tutor(tmp_path, "stats", "--learner", "77", "--json")
