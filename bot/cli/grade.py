@@ -17,7 +17,8 @@ Errors: ``invalid_json``, ``invalid_request`` (missing/ill-typed fields), ``unkn
 even when some lines had errors (they are data, not failures), 1 when the content is invalid.
 
 ``tutor grade ITEM --text "..." [--verdict true|false]`` grades one answer and prints the
-feedback a learner would see.
+feedback a learner would see, as plain terminal text (``tutor play``'s words, without the
+Discord markdown), then the grade's numbers.
 """
 
 from __future__ import annotations
@@ -159,7 +160,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         print(exc, file=sys.stderr)
         return 2
     result = grader.grade(response)
-    print(render_feedback(result, grader.item(args.item)))
+    print(render_feedback(result, grader.item(args.item), flavour="plain"))
     print(
         f"\nlabel={result.label.value} score={result.score:.3f} "
         f"confidence={result.confidence:.2f} hit={result.concepts_hit} "

@@ -329,7 +329,7 @@ class PlaySession:
             item_id=item.id,
             label=outcome.grade.label,
             score=outcome.grade.score,
-            feedback=render_feedback(outcome.grade, item),
+            feedback=render_feedback(outcome.grade, item, flavour="plain"),
             grade=outcome.grade,
             attempt_id=outcome.recorded.attempt_id,
             duplicate=outcome.recorded.duplicate,

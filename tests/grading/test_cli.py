@@ -111,7 +111,18 @@ def test_grade_one_answer_prints_feedback(capsys: pytest.CaptureFixture[str]) ->
     )
     out = capsys.readouterr().out
     assert status == 0
-    assert out.startswith("**Correct**")
+    assert out.startswith("Correct (score")
+
+
+def test_grade_one_answer_prints_plain_text_without_markdown_escapes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(["grade", "TF5", "--text", "no idea", "--content", str(PACK)])
+    feedback = capsys.readouterr().out.split("\nlabel=")[0]
+    assert feedback.startswith("Not quite (score")
+    assert "grad_fn" in feedback  # Discord's markdown shows grad\\_fn
+    assert "**" not in feedback
+    assert "\\" not in feedback
 
 
 def test_grade_without_jsonl_or_item_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

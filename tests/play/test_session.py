@@ -75,10 +75,12 @@ async def test_a_right_answer_is_graded_recorded_and_revealed(
     assert session.open is None
 
 
-async def test_the_feedback_is_the_one_renderers_text(session: PlaySession, bank: Bank) -> None:
+async def test_the_feedback_is_the_one_renderers_plain_text(
+    session: PlaySession, bank: Bank
+) -> None:
     graded = _only(await _answer_tf3(session, "it overwrites the old value"), Graded)
     assert isinstance(graded, Graded)
-    assert graded.feedback == render_feedback(graded.grade, bank.items["TF3"])
+    assert graded.feedback == render_feedback(graded.grade, bank.items["TF3"], flavour="plain")
     assert graded.label is Label.INCORRECT
 
 
