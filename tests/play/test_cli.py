@@ -20,6 +20,7 @@ ROUND = "item TF3\nverdict false\nanswer .grad accumulates: each backward adds t
 
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    (tmp_path / "data").mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("TUTOR_")}
     env.update(
         PYTHONPATH=str(ROOT),
@@ -92,6 +93,35 @@ def test_a_bad_setting_is_named_with_exit_2(tmp_path: Path) -> None:
     done = _tutor(tmp_path, "play", stdin="quit\n", TUTOR_PLAY_LEARNER_ID="-3")
     assert done.returncode == 2
     assert done.stderr.startswith("tutor play: TUTOR_PLAY_LEARNER_ID: Input should be greater")
+
+
+def test_a_database_path_in_a_missing_directory_is_refused_not_created(tmp_path: Path) -> None:
+    missing = tmp_path / "no" / "such" / "dir" / "x.db"
+    done = _tutor(
+        tmp_path, "play", "--sandbox", "off", stdin=ROUND, TUTOR_DATABASE_PATH=str(missing)
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("tutor play: TUTOR_DATABASE_PATH: ")
+    assert "does not exist" in done.stderr
+    assert not (tmp_path / "no").exists()
+
+
+def test_the_default_database_directory_is_created(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    del env["TUTOR_DATABASE_PATH"]
+    (tmp_path / "data").rmdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "play", "--sandbox", "off"],
+        input=ROUND,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "data" / "tutor.db").is_file()
 
 
 def test_ctrl_c_while_waiting_ends_cleanly_with_the_answers_kept(tmp_path: Path) -> None:
