@@ -222,7 +222,8 @@ async def grade_and_record(
         AttemptIn.from_grade(
             item=item,
             grade=grade,
-            answer_text=text,
+            # The response's text: lone surrogates already replaced (SQLite refuses them).
+            answer_text=response.text,
             learner_id=learner_id,
             idempotency_key=idempotency_key,
             guild_id=guild_id,

@@ -151,6 +151,7 @@ class Snippets:
         self.cache = cache
         self.torch_version: str | None = None
         self.health: Health | None = None
+        self.probe_error: str | None = None
         self._clock = clock
         self._last_probe: float | None = None
         self._running: dict[str, asyncio.Lock] = {}
@@ -159,14 +160,17 @@ class Snippets:
         """Ask the worker for its health; remember its torch version.
 
         Returns:
-            The health, or None when the worker cannot be reached (logged, never raised).
+            The health, or None when the worker cannot be reached (logged, never raised;
+            :attr:`probe_error` keeps why, for front ends that hide the log).
         """
         self._last_probe = self._clock()
         try:
             health = await self.runner.health()
         except SandboxError as exc:
             log.warning("sandbox health check failed: %s", exc)
+            self.probe_error = str(exc).split("\n", 1)[0]
             return None
+        self.probe_error = None
         self.health = health
         self.torch_version = health.torch_version
         return health

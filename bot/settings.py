@@ -24,6 +24,10 @@ from bot.progress.options import DEFAULT_BUSY_TIMEOUT_S, Synchronous
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
+DEFAULT_DATABASE_PATH = Path("data/tutor.db")
+"""The progress database when ``TUTOR_DATABASE_PATH`` is unset; its ``data/`` directory is
+created on first use, unlike any other path's."""
+
 LOCAL_SANDBOX = "local"
 """The sandbox address meaning "start a sandbox worker as a child process" (the default)."""
 
@@ -52,7 +56,9 @@ class TutorSettings(BaseSettings):
         discord_token: the bot token; required by ``tutor bot``, never logged or shown.
         dev_guild_id: when set, ``tutor bot --sync`` syncs commands to this guild only
             (instant) instead of globally (Discord may take up to an hour to propagate).
-        database_path: the SQLite file of the progress store.
+        database_path: the SQLite file of the progress store. Its directory must exist,
+            except the default ``data/`` (created on first use): a mistyped path is refused
+            rather than answered with a fresh, empty database elsewhere.
         sandbox_address: where the sandbox worker listens: ``local`` (the default: start
             one as a child process, which needs torch in this Python), ``unix:/path/to.sock``
             or ``http://host:port``; several running workers separated by commas share the
@@ -90,7 +96,7 @@ class TutorSettings(BaseSettings):
 
     discord_token: SecretStr | None = Field(None, description="The bot token.")
     dev_guild_id: int | None = Field(None, gt=0, description="Guild to sync commands to.")
-    database_path: Path = Field(Path("data/tutor.db"), description="SQLite file.")
+    database_path: Path = Field(DEFAULT_DATABASE_PATH, description="SQLite file.")
     sandbox_address: str = Field(
         LOCAL_SANDBOX, description="local, unix:/path.sock or http://host:port"
     )
@@ -111,6 +117,17 @@ class TutorSettings(BaseSettings):
     play_learner_id: int = Field(
         1, gt=0, le=2**63 - 1, description="The learner id tutor play records as."
     )
+
+    @field_validator("database_path")
+    @classmethod
+    def _database_directory_exists(cls, value: Path) -> Path:
+        if value == DEFAULT_DATABASE_PATH or str(value) == ":memory:" or value.parent.is_dir():
+            return value
+        raise ValueError(
+            f"the directory {str(value.parent)!r} does not exist: create it or fix the path "
+            f"(only the default {DEFAULT_DATABASE_PATH.parent}/ is created, so a mistyped "
+            "path never starts a fresh, empty database)"
+        )
 
     @field_validator("sandbox_address")
     @classmethod

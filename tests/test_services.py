@@ -25,6 +25,7 @@ LEARNER = 3_000_000_000_000_000_003
 
 
 def _settings(tmp_path: Path, **values: object) -> TutorSettings:
+    (tmp_path / "data").mkdir(exist_ok=True)
     fields: dict[str, object] = {
         "database_path": tmp_path / "data" / "tutor.db",
         "content_dir": CONTENT,

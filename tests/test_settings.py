@@ -100,3 +100,37 @@ def test_tutor_bot_without_a_token_says_where_to_put_it(
     monkeypatch.delenv("TUTOR_DISCORD_TOKEN", raising=False)
     assert main(["bot"]) == 2
     assert capsys.readouterr().err.startswith("TUTOR_DISCORD_TOKEN is not set")
+
+
+def test_a_database_path_in_a_missing_directory_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TUTOR_DATABASE_PATH", str(tmp_path / "typo" / "tutor.db"))
+    with pytest.raises(ValidationError) as refused:
+        _settings()
+    assert "typo' does not exist" in str(refused.value)
+    assert not (tmp_path / "typo").exists()
+
+
+def test_the_default_database_path_is_accepted_before_data_exists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TUTOR_DATABASE_PATH", "data/tutor.db")
+    assert _settings().database_path == Path("data/tutor.db")
+
+
+def test_a_database_path_in_an_existing_directory_is_accepted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TUTOR_DATABASE_PATH", str(tmp_path / "new.db"))
+    assert _settings().database_path == tmp_path / "new.db"
+
+
+def test_tutor_health_names_a_database_path_in_a_missing_directory_with_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TUTOR_DATABASE_PATH", str(tmp_path / "typo" / "tutor.db"))
+    assert main(["health", "--check", "database"]) == 2
+    assert capsys.readouterr().err.startswith("tutor health: TUTOR_DATABASE_PATH: ")

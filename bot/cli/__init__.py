@@ -9,9 +9,12 @@ never pays for discord.py.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import io
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
 COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.content",
@@ -34,17 +37,45 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    for command in sub.choices.values():
+        # main() reports a stray argument with the subcommand's own usage, not tutor's.
+        command.set_defaults(command_parser=command)
     return parser
+
+
+def tolerant_stdin(stream: TextIO) -> None:
+    """Decode ``stream`` as UTF-8 with undecodable bytes replaced by U+FFFD.
+
+    Piped answers and keys typed on a terminal (``input()`` decodes with the stream's
+    encoding and error handler too) then never raise :class:`UnicodeDecodeError` nor carry
+    ``surrogateescape``'s lone surrogates: ``caf\\xe9`` reads as ``caf\ufffd``. A stream
+    that is not a real text file (a test's ``StringIO``) is left alone.
+
+    Args:
+        stream: usually ``sys.stdin``, before anything was read from it (a stream already
+            read from is left as it is: Python cannot change its decoder any more).
+    """
+    if isinstance(stream, io.TextIOWrapper):
+        # A stream already read from cannot be changed (main() runs before any read).
+        with contextlib.suppress(io.UnsupportedOperation):
+            stream.reconfigure(encoding="utf-8", errors="replace")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI.
 
+    Standard input is decoded as UTF-8 with undecodable bytes replaced
+    (:func:`tolerant_stdin`).
+
     Returns:
-        The exit status: 0 on success, 1 when the command found problems, 2 on bad usage.
+        The exit status: 0 on success, 1 when the command found problems, 2 on bad usage
+        (argparse prints the subcommand's usage: ``tutor play --bogus`` shows play's).
     """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    tolerant_stdin(sys.stdin)
     try:
         return int(args.handler(args))
     except KeyboardInterrupt:

@@ -1,10 +1,11 @@
 """``tutor grade``: grade answers from the command line.
 
 ``tutor grade --jsonl`` is the contract for tools and tests: it reads JSON lines on stdin,
-one answer each, and writes one JSON line per answer, in order::
+one answer each, and writes exactly one JSON line per input line, in order, each carrying
+the input's 1-based ``line``::
 
     in:  {"item_id": "TF3", "verdict": false, "text": "nope, grads pile up"}
-    out: {"item_id": "TF3", "score": 0.85, "label": "correct", "verdict": false, ...}
+    out: {"item_id": "TF3", "score": 0.85, "label": "correct", ..., "line": 1}
 
 Fields other than ``item_id``/``verdict``/``text`` are ignored (an evaluation set may carry
 its labels). A line that cannot be graded gives an error object instead of a result, and
@@ -12,12 +13,15 @@ the run goes on::
 
     {"line": 3, "item_id": "TF99", "error": "unknown_item", "message": "unknown item id 'TF99'"}
 
-Errors: ``invalid_json``, ``invalid_request`` (missing/ill-typed fields), ``unknown_item``,
-``answer_too_long`` (over 4,000 characters). Blank lines are skipped. The exit status is 0
-even when some lines had errors (they are data, not failures), 1 when the content is invalid.
+Errors: ``blank_line`` (nothing on the line), ``invalid_json``, ``invalid_request``
+(missing/ill-typed fields), ``unknown_item``, ``empty_answer`` (a text that is empty or only
+spaces: ``tutor play`` refuses it too), ``answer_too_long`` (over 4,000 characters). Bytes
+that are not UTF-8 read as U+FFFD. Exit status: 0 when every line was graded, 1 when any
+line gave an error object (or the content is invalid), 2 on bad usage.
 
 ``tutor grade ITEM --text "..." [--verdict true|false]`` grades one answer and prints the
-feedback a learner would see.
+feedback a learner would see, as plain terminal text (``tutor play``'s words, without the
+Discord markdown), then the grade's numbers.
 """
 
 from __future__ import annotations
@@ -28,11 +32,15 @@ import sys
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.content.loader import ContentErrors, load_bank
 from bot.grading import AnswerTooLong, Grader, GradingError, UnknownItem, render_feedback
-from bot.grading.models import MAX_ANSWER_CHARS, Response
+from bot.grading.models import (
+    MAX_ANSWER_CHARS,
+    GradeResult,
+    replace_lone_surrogates,
+)
 
 DEFAULT_CONTENT = Path("content")
 
@@ -47,15 +55,42 @@ class GradeRequest(BaseModel):
     text: str
 
 
+GradeLineErrorKind = Literal[
+    "blank_line",
+    "invalid_json",
+    "invalid_request",
+    "unknown_item",
+    "empty_answer",
+    "answer_too_long",
+]
+
+
 class GradeLineError(BaseModel):
-    """One output line for an input that could not be graded."""
+    """One output line for an input that could not be graded.
+
+    Attributes:
+        line: the input line, 1-based.
+        item_id: the item the line named (at most 16 characters), if any.
+        error: what was wrong, as a stable code.
+        message: the same in words.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    line: int
+    line: int = Field(ge=1)
     item_id: str | None
-    error: Literal["invalid_json", "invalid_request", "unknown_item", "answer_too_long"]
+    error: GradeLineErrorKind
     message: str
+
+
+class GradedLine(GradeResult):
+    """One output line for a graded input: the :class:`GradeResult` and its input line.
+
+    Attributes:
+        line: the input line, 1-based.
+    """
+
+    line: int = Field(ge=1)
 
 
 def register(sub: Any) -> None:
@@ -78,59 +113,72 @@ def register(sub: Any) -> None:
     grade.set_defaults(handler=cmd_grade)
 
 
-def _error(line: int, item_id: str | None, kind: str, message: str) -> str:
-    error = GradeLineError.model_validate(
-        {"line": line, "item_id": item_id, "error": kind, "message": message}
-    )
-    return error.model_dump_json()
+def _error(
+    line: int, item_id: str | None, kind: GradeLineErrorKind, message: str
+) -> GradeLineError:
+    if item_id is not None:
+        item_id = replace_lone_surrogates(item_id[:16])
+    return GradeLineError(line=line, item_id=item_id, error=kind, message=message)
+
+
+def grade_line(grader: Grader, number: int, raw: str) -> GradedLine | GradeLineError:
+    """Grade one input line of ``tutor grade --jsonl``.
+
+    Args:
+        grader: the grader over the bank.
+        number: the line's 1-based number, copied into the output.
+        raw: the line as read (a JSON object, see :class:`GradeRequest`).
+
+    Returns:
+        The result, or the error object saying what was wrong with the line.
+    """
+    if not raw.strip():
+        return _error(number, None, "blank_line", "blank line: expected one JSON object")
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return _error(number, None, "invalid_json", f"not JSON: {exc.msg}")
+    item_id = data.get("item_id") if isinstance(data, dict) else None
+    item_id = item_id if isinstance(item_id, str) else None
+    text = data.get("text") if isinstance(data, dict) else None
+    if isinstance(text, str) and len(text) > MAX_ANSWER_CHARS:
+        return _error(number, item_id, "answer_too_long", str(AnswerTooLong(len(text))))
+    try:
+        request = GradeRequest.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "line"
+        return _error(number, item_id, "invalid_request", f"{where}: {first['msg']}")
+    if not request.text.strip():
+        message = "empty answer: an empty text cannot be graded; say why, in a sentence"
+        return _error(number, item_id, "empty_answer", message)
+    try:
+        response = grader.response(request.item_id[:16], request.verdict, request.text)
+        result = grader.grade(response)
+    except UnknownItem as exc:
+        return _error(number, exc.item_id, "unknown_item", str(exc))
+    except GradingError as exc:  # pragma: no cover - AnswerTooLong is caught above
+        return _error(number, item_id, "answer_too_long", str(exc))
+    return GradedLine(**result.model_dump(), line=number)
 
 
 def grade_lines(grader: Grader, lines: TextIO, out: TextIO) -> int:
-    """Grade every JSON line of ``lines``, writing one JSON line per input to ``out``.
+    """Grade every JSON line of ``lines``, writing exactly one JSON line per input line.
+
+    Args:
+        grader: the grader over the bank.
+        lines: JSON lines, one answer each (:class:`GradeRequest`).
+        out: where :class:`GradedLine` and :class:`GradeLineError` lines go, in input
+            order, each flushed as written.
 
     Returns:
         The number of lines that produced an error object.
     """
     errors = 0
     for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            errors += 1
-            print(_error(number, None, "invalid_json", f"not JSON: {exc.msg}"), file=out)
-            continue
-        item_id = data.get("item_id") if isinstance(data, dict) else None
-        item_id = item_id[:16] if isinstance(item_id, str) else None
-        text = data.get("text") if isinstance(data, dict) else None
-        if isinstance(text, str) and len(text) > MAX_ANSWER_CHARS:
-            errors += 1
-            message = str(AnswerTooLong(len(text)))
-            print(_error(number, item_id, "answer_too_long", message), file=out)
-            continue
-        try:
-            request = GradeRequest.model_validate(data)
-            response = Response(
-                item_id=request.item_id[:16] or "?", verdict=request.verdict, text=request.text
-            )
-            result = grader.grade(response)
-        except ValidationError as exc:
-            errors += 1
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "line"
-            message = f"{where}: {first['msg']}"
-            print(_error(number, item_id, "invalid_request", message), file=out)
-            continue
-        except UnknownItem as exc:
-            errors += 1
-            print(_error(number, exc.item_id, "unknown_item", str(exc)), file=out)
-            continue
-        except GradingError as exc:  # pragma: no cover - AnswerTooLong is caught above
-            errors += 1
-            print(_error(number, item_id, "answer_too_long", str(exc)), file=out)
-            continue
-        print(result.model_dump_json(), file=out, flush=True)
+        row = grade_line(grader, number, raw)
+        errors += isinstance(row, GradeLineError)
+        print(row.model_dump_json(), file=out, flush=True)
     return errors
 
 
@@ -147,8 +195,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         if args.item or args.text is not None:
             print("--jsonl reads every answer from stdin; drop ITEM and --text", file=sys.stderr)
             return 2
-        grade_lines(grader, sys.stdin, sys.stdout)
-        return 0
+        return 1 if grade_lines(grader, sys.stdin, sys.stdout) else 0
     if not args.item or args.text is None:
         print("give --jsonl, or an ITEM and its --text", file=sys.stderr)
         return 2
@@ -159,7 +206,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         print(exc, file=sys.stderr)
         return 2
     result = grader.grade(response)
-    print(render_feedback(result, grader.item(args.item)))
+    print(render_feedback(result, grader.item(args.item), flavour="plain"))
     print(
         f"\nlabel={result.label.value} score={result.score:.3f} "
         f"confidence={result.confidence:.2f} hit={result.concepts_hit} "

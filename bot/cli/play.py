@@ -28,9 +28,17 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.cli.stats import _snowflake
-from bot.settings import TutorSettings
+from bot.settings import LOCAL_SANDBOX, TutorSettings
 
-OPENING = "Opening the bank and starting the sandbox worker (torch loads once, about 10 s)"
+
+def opening_text(settings: TutorSettings, *, sandbox_off: bool) -> str:
+    """What the interactive start-up spinner says: a local worker is started only when
+    the sandbox is ``local`` and not turned off."""
+    if sandbox_off:
+        return "Opening the question bank and the database (the sandbox is off)"
+    if settings.sandbox_address == LOCAL_SANDBOX:
+        return "Opening the bank and starting the sandbox worker (torch loads once, about 10 s)"
+    return f"Opening the bank and asking the sandbox at {settings.sandbox_address}"
 
 
 def register(sub: Any) -> None:
@@ -112,7 +120,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from bot.content.loader import ContentErrors
     from bot.play.app import open_play
     from bot.play.script import run_script
-    from bot.play.session import PlaySession
+    from bot.play.session import INTERACTIVE_WORDS, SCRIPT_WORDS, PlaySession
     from bot.play.terminal import run_interactive
 
     settings = _settings(args)
@@ -121,23 +129,21 @@ def cmd_play(args: argparse.Namespace) -> int:
     _configure_logging(settings)
     learner = args.learner if args.learner is not None else settings.play_learner_id
     interactive = sys.stdin.isatty() and not (args.script or args.json)
+    sandbox_off = args.sandbox == "off"
     console = Console(highlight=False)
     try:
         with ExitStack() as stack:
             if interactive:
-                with console.status(OPENING):
-                    context = stack.enter_context(
-                        open_play(settings, sandbox_off=args.sandbox == "off")
-                    )
+                with console.status(opening_text(settings, sandbox_off=sandbox_off)):
+                    context = stack.enter_context(open_play(settings, sandbox_off=sandbox_off))
             else:
-                context = stack.enter_context(
-                    open_play(settings, sandbox_off=args.sandbox == "off")
-                )
+                context = stack.enter_context(open_play(settings, sandbox_off=sandbox_off))
             session = PlaySession(
                 context.services,
                 learner,
                 measure_time=interactive,
                 rng=random.Random(args.seed),  # noqa: S311 - choosing questions
+                words=INTERACTIVE_WORDS if interactive else SCRIPT_WORDS,
             )
             if interactive:
                 return run_interactive(context, session, console)

@@ -5,6 +5,11 @@ YAML's implicit typing turns ``no``, ``on``, ``off`` into booleans and ``1e3`` i
 nodes and every scalar becomes a string (or ``None`` for an unquoted ``null``/``~``/empty).
 pydantic then converts the few fields that really are numbers or booleans, and rejects
 anything that does not fit, so a text field always holds exactly what the author typed.
+
+Composing is bounded (:class:`_BoundedLoader`): an alias to a node it sits inside
+(``a: &a [*a]``), nesting deeper than :data:`MAX_YAML_DEPTH` levels, and a document whose
+aliases expand to more than :data:`MAX_YAML_NODES` nodes (the "billion laughs") are refused
+as ``file:line:col`` errors instead of a ``RecursionError`` or an exhausted memory.
 """
 
 from __future__ import annotations
@@ -22,6 +27,15 @@ from bot.content.models import Item, Kind, Pack
 
 MAX_PACK_BYTES = 2 * 1024 * 1024
 """A pack file larger than 2 MiB is refused before parsing (a bank is ~100 KiB)."""
+
+MAX_YAML_DEPTH = 40
+"""Collections nested deeper than 40 levels are refused (a pack needs 10; Python's default
+recursion limit of 1,000 frames would end near 300 levels of the composer's recursion)."""
+
+MAX_YAML_NODES = 250_000
+"""A document that expands to more than 250,000 nodes, counting each use of an alias as a
+copy of its anchored node, is refused: the largest shipped pack has about 12,000, and alias
+bombs ("billion laughs", 10 aliases of 10 aliases...) grow exponentially."""
 
 _NULLS = {"", "~", "null", "Null", "NULL"}
 
@@ -68,6 +82,84 @@ def _fail(
 ) -> ContentErrors:
     """A ContentErrors holding one file-level problem."""
     return ContentErrors([ContentError(file, line, column, "", message)])
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader whose composer refuses what would blow up when expanded.
+
+    PyYAML composes an alias as the very node its anchor names, so a recursive alias gives
+    a cyclic node graph and repeated aliases a graph exponentially larger once expanded;
+    both break any walk over the nodes. Each refusal is a
+    :class:`yaml.composer.ComposerError` marked where the problem starts.
+
+    Args:
+        stream: the YAML text.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._open_anchors: set[str] = set()
+        self._expanded: dict[int, int] = {}  # id(node) -> its node count once expanded
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        """Compose one node (PyYAML's hook), enforcing the three limits."""
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.AliasEvent):
+            if event.anchor in self._open_anchors:
+                raise _refusal(
+                    f"recursive alias *{event.anchor}: it refers to a node it is inside",
+                    event.start_mark,
+                )
+            return super().compose_node(parent, index)
+        self._depth += 1
+        if self._depth > MAX_YAML_DEPTH:
+            raise _refusal(f"nested deeper than {MAX_YAML_DEPTH} levels", event.start_mark)
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            self._open_anchors.add(anchor)
+        try:
+            node: yaml.Node | None = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+            self._open_anchors.discard(anchor)
+        if node is None:  # pragma: no cover - PyYAML always returns a node here
+            return None
+        size = 1 + sum(self._expanded.get(id(child), 1) for child in _children(node))
+        if size > MAX_YAML_NODES:
+            raise _refusal(
+                f"expands to more than {MAX_YAML_NODES:,} nodes "
+                "(each use of an alias counts as a copy of its anchored node)",
+                node.start_mark,
+            )
+        self._expanded[id(node)] = size
+        return node
+
+
+def _refusal(problem: str, mark: Any) -> yaml.composer.ComposerError:
+    """A composer error marked at ``mark`` (a ``yaml.Mark``), as PyYAML raises its own."""
+    return yaml.composer.ComposerError(None, None, problem, mark)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _compose(text: str) -> yaml.Node | None:
+    """Compose one YAML document with :class:`_BoundedLoader`'s limits.
+
+    Raises:
+        yaml.YAMLError: invalid YAML, or a limit was passed (a marked ComposerError).
+    """
+    loader = _BoundedLoader(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
 
 
 class _Marks:
@@ -208,11 +300,15 @@ def parse_pack(text: str, file: str) -> Pack:
         The validated pack.
 
     Raises:
-        ContentErrors: invalid YAML (with line and column), duplicate keys or ids, or any
-            schema violation; every problem found is listed, not only the first.
+        ContentErrors: invalid YAML (with line and column; also a recursive alias,
+            nesting deeper than 40 levels, or over 250,000 nodes once aliases are
+            expanded), duplicate keys or ids, or any schema violation; every problem found
+            is listed, not only the first.
     """
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = _compose(text)
+    except RecursionError:  # the depth limit keeps this away unless recursion is tight
+        raise _fail(file, f"invalid YAML: nested deeper than {MAX_YAML_DEPTH} levels") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None

@@ -4,7 +4,7 @@ Public API::
 
     Grader(bank_or_items).grade(Response(...)) -> GradeResult
     grade(item, response) -> GradeResult
-    render_feedback(result, item) -> str
+    render_feedback(result, item, *, flavour="discord"|"plain") -> str
     evaluate_samples(items) -> SampleReport        # what `tutor content test` prints
 
 Errors: :class:`UnknownItem`, :class:`AnswerTooLong` (both :class:`GradingError`).
@@ -12,7 +12,7 @@ See docs/GRADING.md for the pipeline, the scoring rules and their sources.
 """
 
 from bot.grading.errors import AnswerTooLong, GradingError, UnknownItem
-from bot.grading.feedback import render_feedback
+from bot.grading.feedback import FeedbackFlavour, render_feedback
 from bot.grading.grader import Grader, grade
 from bot.grading.models import MAX_ANSWER_CHARS, Feedback, GradeResult, Response
 
@@ -20,6 +20,7 @@ __all__ = [
     "MAX_ANSWER_CHARS",
     "AnswerTooLong",
     "Feedback",
+    "FeedbackFlavour",
     "GradeResult",
     "Grader",
     "GradingError",

@@ -2,18 +2,21 @@
 
 :func:`build_feedback` picks the parts (praise from concept descriptions, nudges for what is
 missing, corrections for misconceptions and contradicted concepts, a sentence about the
-verdict); :func:`render_feedback` lays them out as plain text with light markdown (bold label,
-one line per point) that Discord and the terminal both show well. UIs may reshape the parts
-of :class:`bot.grading.models.Feedback` instead, but never write their own wording.
+verdict); :func:`render_feedback` lays them out, one line per point, in one of two flavours:
+``discord`` (a bold label, author texts markdown-escaped and mentions defused) or ``plain``
+(the same words for a terminal: no markers, no escapes). UIs may reshape the parts of
+:class:`bot.grading.models.Feedback` instead, but never write their own wording.
 
 Learner text is never echoed: the feedback quotes only the item's own texts, written by
-rubric authors, and those are markdown-escaped outside their backtick code spans.
+rubric authors; in the ``discord`` flavour those are markdown-escaped outside their backtick
+code spans.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Final
+from collections.abc import Callable
+from typing import Final, Literal
 
 from bot.content.models import Item, Kind, Label
 from bot.grading.models import Feedback, GradeResult
@@ -44,6 +47,9 @@ DISMISSAL_CORRECTION: Final = (
     "It is not only a matter of speed or style: the result itself depends on it."
 )
 RESTATED_CORRECTION: Final = "That restates the question; say why it happens, in your own words."
+
+FeedbackFlavour = Literal["discord", "plain"]
+"""How :func:`render_feedback` writes: ``discord`` markdown, or ``plain`` terminal text."""
 
 
 def escape_markdown(text: str) -> str:
@@ -169,28 +175,37 @@ _HEADLINE: Final = {
 }
 
 
-def render_feedback(result: GradeResult, item: Item) -> str:
+def render_feedback(
+    result: GradeResult, item: Item, *, flavour: FeedbackFlavour = "discord"
+) -> str:
     """Render a grade as the text a learner sees.
 
     Args:
         result: the grade.
         item: the item graded (the answer key is shown once the answer is not correct).
+        flavour: ``discord`` (the default: the label in ``**bold**``, author texts escaped
+            with :func:`escape_markdown`) or ``plain`` for a terminal (``tutor play``,
+            ``tutor grade ITEM --text``): the same words and symbols, nothing escaped.
 
     Returns:
-        Plain text with light markdown, at most about 1,500 characters for a full rubric,
-        e.g.::
+        One line per point, at most about 1,500 characters for a full rubric, e.g. (discord)::
 
             **Partly there** (score 0.55)
             ✓ gradients must be cleared between steps (zero_grad / grad.zero\\_())
             → What happens to the value already in .grad when backward runs again?
+
+        and the same as plain text: ``Partly there (score 0.55)``, ``✓ ... grad.zero_())``.
     """
+    discord = flavour == "discord"
+    text: Callable[[str], str] = escape_markdown if discord else str
+    label = f"**{_HEADLINE[result.label]}**" if discord else _HEADLINE[result.label]
     fb = result.feedback
-    lines = [f"**{_HEADLINE[result.label]}** (score {result.score:.2f})"]
+    lines = [f"{label} (score {result.score:.2f})"]
     if fb.verdict:
-        lines.append(f"⚖ {escape_markdown(fb.verdict)}")
-    lines += [f"✓ {escape_markdown(text)}" for text in fb.right]
-    lines += [f"✗ {escape_markdown(text)}" for text in fb.corrections]
-    lines += [f"→ {escape_markdown(text)}" for text in fb.missing]
+        lines.append(f"⚖ {text(fb.verdict)}")
+    lines += [f"✓ {text(part)}" for part in fb.right]
+    lines += [f"✗ {text(part)}" for part in fb.corrections]
+    lines += [f"→ {text(part)}" for part in fb.missing]
     if result.label is not Label.CORRECT:
-        lines.append(f"Answer: {escape_markdown(item.answer.text)}")
+        lines.append(f"Answer: {text(item.answer.text)}")
     return "\n".join(lines)

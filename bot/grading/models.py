@@ -7,14 +7,39 @@ as one JSON line; the store records its fields on the attempt; the Discord bot a
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bot.content.models import Label
 
 MAX_ANSWER_CHARS = 4000
 """Learner text longer than this is refused (Discord's modal text input limit is 4,000)."""
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def replace_lone_surrogates(text: str) -> str:
+    """``text`` with every surrogate code point that is not half of a pair made U+FFFD.
+
+    Python strings can hold lone surrogates (U+D800-U+DFFF) that no UTF-8 encoder accepts:
+    stdin read with ``surrogateescape`` turns each undecodable byte into one (``caf\\xe9``
+    gives ``caf\\udce9``), and a JSON ``"\\ud800"`` escape gives one too. pydantic, SQLite
+    and every printer refuse them, so the grader's boundary replaces them with U+FFFD (the
+    replacement character, as a decoder with ``errors="replace"`` would). A high-low pair is
+    joined into its character. Text without surrogates is returned unchanged (the same
+    object), so grading results never change.
+
+    Args:
+        text: any string.
+
+    Returns:
+        The string, valid Unicode (encodable as UTF-8).
+    """
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 class Response(BaseModel):
@@ -23,7 +48,9 @@ class Response(BaseModel):
     Attributes:
         item_id: the item answered, e.g. ``TF3``.
         verdict: the true/false button pressed, or None (other kinds, or "say it in text").
-        text: the free-text justification, at most 4,000 characters.
+        text: the free-text justification, at most 4,000 characters. Lone surrogates
+            (undecodable bytes read with ``surrogateescape``) become U+FFFD: see
+            :func:`replace_lone_surrogates`.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -31,6 +58,12 @@ class Response(BaseModel):
     item_id: str = Field(min_length=1, max_length=16)
     verdict: bool | None = None
     text: str = Field(max_length=MAX_ANSWER_CHARS)
+
+    @field_validator("item_id", "text", mode="before")
+    @classmethod
+    def _valid_unicode(cls, value: Any) -> Any:
+        """Lone surrogates (undecodable input bytes) become U+FFFD instead of an error."""
+        return replace_lone_surrogates(value) if isinstance(value, str) else value
 
 
 class Feedback(BaseModel):

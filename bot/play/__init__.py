@@ -8,6 +8,7 @@ module                 role
 ``app``                :func:`open_play`: the services on one loop, sandbox fallback
 ``script``             the line-protocol front end (text or ``--json`` events)
 ``terminal``           the interactive front end (rich menus and panels)
+``keys``               what the interactive prompts accept (``/commands``, verdicts, menus)
 ``render``             events as plain text and as rich panels
 =====================  =============================================================
 

@@ -113,10 +113,11 @@ class PlayContext:
 def _state(address: str, services: Services, note: str | None) -> SandboxState:
     health = services.snippets.health
     if health is None:
+        why = services.snippets.probe_error or "no answer"
         return SandboxState(
             address=address,
             available=False,
-            note=note or "its health check failed; see the log",
+            note=note or f"its health check failed: {why}",
         )
     return SandboxState(
         address=address,

@@ -361,8 +361,8 @@ class Graded(_Event):
     """A graded and recorded answer.
 
     Attributes:
-        feedback: :func:`bot.grading.render_feedback`'s text (light markdown), the words a
-            learner sees in every front end.
+        feedback: :func:`bot.grading.render_feedback`'s plain-text flavour: the words a
+            learner sees in every front end, without Discord's markdown.
         grade: the grader's full result.
         attempt_id: the stored attempt.
         duplicate: the attempt was already recorded (never happens within one session).

@@ -1,8 +1,8 @@
 """How ``tutor play`` shows its events: plain text (scripts) and rich panels (a terminal).
 
-Feedback is always :func:`bot.grading.render_feedback`'s text, the words the Discord bot
-shows too; here it only loses its light markdown (``**bold**`` becomes bold or plain, the
-``\\_`` escapes are undone). Stats are :func:`bot.cli.stats.render_text`'s summary.
+Feedback is always :func:`bot.grading.render_feedback`'s plain flavour, the words the
+Discord bot shows too without its markdown; a panel only makes its first line (the label)
+bold. Stats are :func:`bot.cli.stats.render_text`'s summary.
 Everything shown is cleaned of control characters (an output could carry terminal escape
 sequences) and, for rich, escaped so a ``[`` in a prompt is never read as markup.
 """
@@ -41,8 +41,6 @@ from bot.play.protocol import (
 from bot.progress.models import LearnerStats
 
 _CONTROL: Final = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_MD_ESCAPE: Final = re.compile(r"\\([\\*_~|\[\]])")
-_BOLD: Final = re.compile(r"\*\*(.+?)\*\*")
 
 KIND_NAMES: Final = {
     Kind.TRUE_FALSE: "true/false",
@@ -56,11 +54,6 @@ LABEL_STYLES: Final = {Label.CORRECT: "green", Label.PARTIAL: "yellow", Label.IN
 def clean(text: str) -> str:
     """``text`` without ANSI escape sequences and control characters (newline and tab stay)."""
     return _CONTROL.sub("", text)
-
-
-def feedback_plain(feedback: str) -> str:
-    """``render_feedback``'s text for a terminal: bold markers and markdown escapes removed."""
-    return _MD_ESCAPE.sub(r"\1", _BOLD.sub(r"\1", clean(feedback)))
 
 
 def _indent(text: str) -> str:
@@ -126,7 +119,7 @@ def render_plain(event: Event) -> str:
         case VerdictSet():
             return f"Verdict for {event.item_id}: {'true' if event.verdict else 'false'}."
         case Graded():
-            return feedback_plain(event.feedback)
+            return clean(event.feedback)
         case Revealed():
             return (
                 f"Explanation: {clean(event.explanation)}\n"
@@ -154,16 +147,10 @@ def render_plain(event: Event) -> str:
 
 
 def _feedback_rich(event: Graded) -> Text:
-    text = Text()
-    for n, line in enumerate(clean(event.feedback).split("\n")):
-        if n:
-            text.append("\n")
-        last = 0
-        for match in _BOLD.finditer(line):
-            text.append(_MD_ESCAPE.sub(r"\1", line[last : match.start()]))
-            text.append(_MD_ESCAPE.sub(r"\1", match.group(1)), style="bold")
-            last = match.end()
-        text.append(_MD_ESCAPE.sub(r"\1", line[last:]))
+    label, _, rest = clean(event.feedback).partition("\n")
+    text = Text(label, style="bold")
+    if rest:
+        text.append("\n" + rest)
     return text
 
 
@@ -233,7 +220,6 @@ __all__ = [
     "KIND_NAMES",
     "clean",
     "ended_text",
-    "feedback_plain",
     "output_caption",
     "question_heading",
     "render_plain",

@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict
 from rapidfuzz import fuzz, process
 
 from bot import quiz
@@ -58,6 +59,30 @@ from bot.services import Services
 from sandbox.errors import SandboxError, SandboxRejected
 
 log = logging.getLogger(__name__)
+
+
+class CommandWords(BaseModel):
+    """How a front end's learner asks for things, so the session's refusals name the right
+    command (``topics`` in a script, ``?`` at the interactive Topic prompt).
+
+    Attributes:
+        topics: how to list the topic tags.
+        skip: how to drop the open question.
+        ask: how to ask for a question.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    topics: str
+    skip: str
+    ask: str
+
+
+SCRIPT_WORDS = CommandWords(topics="`topics`", skip="`skip`", ask="`quiz` or `item ID`")
+"""The line protocol's commands (:mod:`bot.play.protocol`)."""
+
+INTERACTIVE_WORDS = CommandWords(topics="? at the Topic prompt", skip="/skip", ask="n at the menu")
+"""The interactive prompts' keys (:mod:`bot.play.keys`)."""
 
 REVIEW_LIMIT = 10
 """The review queue is read 10 cards (and 10 misses) at a time, as ``/review`` does."""
@@ -111,6 +136,8 @@ class PlaySession:
             microseconds, so the line protocol turns it off.
         graph_saver: writes graph pictures (default: :meth:`save_graph`).
         rng: the random source for choosing items (seeded in tests).
+        words: how the front end's learner types commands, for refusals
+            (:data:`SCRIPT_WORDS`, the default, or :data:`INTERACTIVE_WORDS`).
     """
 
     def __init__(
@@ -121,12 +148,14 @@ class PlaySession:
         measure_time: bool = True,
         graph_saver: GraphSaver | None = None,
         rng: random.Random | None = None,
+        words: CommandWords = SCRIPT_WORDS,
     ) -> None:
         self.services = services
         self.learner_id = learner_id
         self.measure_time = measure_time
         self.graph_saver = graph_saver
         self.rng = rng or random.Random()  # noqa: S311 - picking a question, not a secret
+        self.words = words
         self.open: OpenQuestion | None = None
         self.last_revealed: Item | None = None
 
@@ -195,7 +224,9 @@ class PlaySession:
         if self.open is None:
             return None
         item_id = self.open.item.id
-        return _error("question_open", f"{item_id} is still open: answer it, or `skip` it first")
+        return _error(
+            "question_open", f"{item_id} is still open: answer it, or {self.words.skip} it first"
+        )
 
     def _ask(self, item: Item, source: str, review_left: int | None = None) -> list[Event]:
         self.open = OpenQuestion(item=item, key=str(uuid.uuid4()), asked_at=time.monotonic())
@@ -225,7 +256,7 @@ class PlaySession:
             hint = _suggest(exc.topic, self.services.bank.tags())
             return _error(
                 "unknown_topic",
-                f"no item is tagged {exc.topic[:48]!r}{hint}; `topics` lists them",
+                f"no item is tagged {exc.topic[:48]!r}{hint}; {self.words.topics} lists them",
             )
         except quiz.NoMatchingItem:
             asked = ", ".join(
@@ -255,7 +286,9 @@ class PlaySession:
 
     def _need_open(self, what: str) -> OpenQuestion | list[Event]:
         if self.open is None:
-            return _error("no_question", f"no open question to {what}: ask one with `quiz`")
+            return _error(
+                "no_question", f"no open question to {what}: ask one with {self.words.ask}"
+            )
         return self.open
 
     def _hint(self) -> list[Event]:
@@ -293,7 +326,8 @@ class PlaySession:
         if not text:
             return _error(
                 "empty_answer",
-                f"an empty answer cannot be graded: say why, in a sentence (or `skip` {item.id})",
+                "an empty answer cannot be graded: say why, in a sentence "
+                f"(or {self.words.skip} to drop {item.id})",
             )
         if len(text) > MAX_ANSWER_CHARS:
             return _error(
@@ -329,7 +363,7 @@ class PlaySession:
             item_id=item.id,
             label=outcome.grade.label,
             score=outcome.grade.score,
-            feedback=render_feedback(outcome.grade, item),
+            feedback=render_feedback(outcome.grade, item, flavour="plain"),
             grade=outcome.grade,
             attempt_id=outcome.recorded.attempt_id,
             duplicate=outcome.recorded.duplicate,
@@ -424,4 +458,12 @@ def _write_file(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
-__all__ = ["REVIEW_LIMIT", "GraphSaver", "OpenQuestion", "PlaySession"]
+__all__ = [
+    "INTERACTIVE_WORDS",
+    "REVIEW_LIMIT",
+    "SCRIPT_WORDS",
+    "CommandWords",
+    "GraphSaver",
+    "OpenQuestion",
+    "PlaySession",
+]

@@ -2,12 +2,18 @@
 
 It builds the same protocol commands a script would send and shows the session's events
 as panels: the question, the feedback (coloured by label), the explanation with the
-snippet and its real output, and the stats with the streak at the end. Ctrl-D at a prompt
-ends the session like ``quit``; Ctrl-C ends it at once. Either way every answer already
-graded is saved, and a question left open records nothing.
+snippet and its real output, and the stats with the streak at the end. What each prompt
+accepts is :mod:`bot.play.keys`: commands start with ``/`` (``/hint``, ``/skip``,
+``/quit``, ``/help``), a verdict is ``true``/``false`` (``t``/``f``, ``yes``/``no``,
+``y``/``n``, any case), and anything refused is said in red with what is accepted, never
+graded. Ctrl-D at a prompt ends the session like ``/quit``; Ctrl-C ends it at once. Either
+way every answer already graded is saved, and a question left open records nothing.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TextIO, TypeVar
 
 from rich.console import Console
 from rich.prompt import Prompt
@@ -15,6 +21,17 @@ from rich.text import Text
 
 from bot.content.models import Kind
 from bot.play.app import PlayContext
+from bot.play.keys import (
+    AT_A_MENU,
+    KEYS_HELP,
+    Action,
+    KeyRefused,
+    MenuOption,
+    read_answer,
+    read_choice,
+    read_command,
+    read_verdict,
+)
 from bot.play.protocol import (
     Answer,
     Command,
@@ -22,6 +39,7 @@ from bot.play.protocol import (
     ErrorEvent,
     Event,
     Hint,
+    ProtocolError,
     Question,
     Review,
     SetVerdict,
@@ -34,13 +52,39 @@ from bot.play.protocol import Quiz as QuizCommand
 from bot.play.render import ended_text, render_rich, started_text, stats_table
 from bot.play.session import PlaySession
 
+T = TypeVar("T")
+
 ANY = "any"
 KIND_CHOICES = [ANY, "tf", "se", "why", "ec"]
 HELP = (
     "Answer each question with a verdict (true/false questions) and one line saying why. "
     "You get a grade and feedback, then the explanation and the snippet's real output. "
-    "Type q (or /quit while answering) to stop; your progress is saved as you go."
+    "While answering: /hint (or ?), /skip, /quit, /help; at a menu, q quits. Your "
+    "progress is saved as you go."
 )
+
+MAIN_MENU = (
+    MenuOption(key="n", word="new", label="new question"),
+    MenuOption(key="r", word="review", label="review"),
+    MenuOption(key="t", word="topics", label="topics"),
+    MenuOption(key="s", word="stats", label="stats"),
+    MenuOption(key="q", word="quit", label="quit"),
+)
+VERDICT_PROMPT = (
+    "Verdict: [cyan]true[/] or [cyan]false[/] (t/f, y/n)  ([cyan]/hint[/] · "
+    "[cyan]/skip[/] · [cyan]/quit[/] · [cyan]/help[/])"
+)
+WHY_PROMPT = "Why? One line ([cyan]/hint[/] · [cyan]/skip[/] · [cyan]/quit[/] · [cyan]/help[/])"
+
+
+def menu_prompt(options: Sequence[MenuOption], default: str, title: str = "") -> str:
+    """A menu's prompt, e.g. ``Next: n new question · ... · q quit`` (the default as Enter
+    when ``title`` is empty)."""
+    parts = []
+    for option in options:
+        key = "Enter" if option.key == default and not title else option.key
+        parts.append(f"[cyan]{key}[/] {option.label}")
+    return (f"[bold]{title}[/] " if title else "") + " · ".join(parts)
 
 
 class QuitRequested(Exception):
@@ -54,12 +98,22 @@ class TerminalFrontEnd:
         context: the opened services and their loop.
         session: the learner's session.
         console: where to draw (its input is read with ``console.input``).
+        stdin: where to read the keys from instead of the terminal (tests); its
+            ``readline`` must raise :class:`EOFError` at the end, as ``input()`` does.
     """
 
-    def __init__(self, context: PlayContext, session: PlaySession, console: Console) -> None:
+    def __init__(
+        self,
+        context: PlayContext,
+        session: PlaySession,
+        console: Console,
+        *,
+        stdin: TextIO | None = None,
+    ) -> None:
         self.context = context
         self.session = session
         self.console = console
+        self.stdin = stdin
         self.last_quiz = QuizCommand()
 
     def _do(self, command: Command) -> list[Event]:
@@ -68,23 +122,59 @@ class TerminalFrontEnd:
             self.console.print(render_rich(event))
         return events
 
-    def _ask(
-        self,
-        prompt: str,
-        choices: list[str] | None = None,
-        default: str = "",
-        *,
-        show_default: bool = True,
-    ) -> str:
+    def _ask(self, prompt: str, default: str = "", *, show_default: bool = True) -> str:
         answer = Prompt.ask(
             prompt,
             console=self.console,
-            choices=choices,
             default=default,
-            show_choices=False,
             show_default=show_default and bool(default),
+            stream=self.stdin,
         )
         return answer.strip()
+
+    def _read(
+        self,
+        prompt: str,
+        read: Callable[[str], T | Action],
+        default: str = "",
+        *,
+        show_default: bool = True,
+    ) -> T | Action:
+        """Ask until ``read`` accepts the input; answer ``/help`` here, raise on ``/quit``.
+
+        Returns:
+            What ``read`` made of the input, or :attr:`Action.HINT`/:attr:`Action.SKIP`.
+
+        Raises:
+            QuitRequested: the learner typed ``/quit`` (or a menu's quit).
+        """
+        while True:
+            typed = self._ask(prompt, default, show_default=show_default)
+            try:
+                value = read(typed)
+            except (KeyRefused, ProtocolError) as exc:
+                self.console.print(Text(str(exc), style="bold red"))
+                continue
+            if value is Action.HELP:
+                self.console.print(Text(KEYS_HELP, style="dim"))
+                continue
+            if value is Action.QUIT:
+                raise QuitRequested
+            return value
+
+    def _choose(
+        self,
+        prompt: str,
+        read: Callable[[str], T | Action],
+        default: str = "",
+        *,
+        show_default: bool = True,
+    ) -> T:
+        """:meth:`_read` for a menu, whose readers take only ``/quit`` and ``/help``."""
+        value = self._read(prompt, read, default, show_default=show_default)
+        if isinstance(value, Action):  # pragma: no cover - menus refuse /hint and /skip
+            raise AssertionError(f"/{value} at a menu")
+        return value
 
     def run(self) -> int:
         """Run until the learner quits, input ends, or Ctrl-C.
@@ -112,7 +202,7 @@ class TerminalFrontEnd:
         return 130 if reason == "interrupted" else 0
 
     def _menu(self) -> None:
-        choice = ""
+        choice: str = ""
         while True:
             if choice == "n":
                 if self._choose_filters():
@@ -133,10 +223,9 @@ class TerminalFrontEnd:
                 self._do(Stats())
             elif choice == "q":
                 return
-            choice = self._ask(
-                "[bold]Next:[/] [cyan]n[/] new question · [cyan]r[/] review · "
-                "[cyan]t[/] topics · [cyan]s[/] stats · [cyan]q[/] quit",
-                ["n", "r", "t", "s", "q"],
+            choice = self._choose(
+                menu_prompt(MAIN_MENU, "n", "Next:"),
+                lambda typed: read_choice(typed, MAIN_MENU, "n"),
                 "n",
             )
 
@@ -144,16 +233,14 @@ class TerminalFrontEnd:
         """Ask kind, topic and difficulty until a question opens; False if none matches."""
         last = self.last_quiz
         kind_default = ANY if last.kind is None else _short(last.kind)
-        kind_word = self._ask("Kind ([cyan]any tf se why ec[/])", KIND_CHOICES, kind_default)
-        kind = None if kind_word == ANY else parse_kind(kind_word)
-        difficulty_word = self._ask(
+        kind = self._choose("Kind ([cyan]any tf se why ec[/])", _read_kind, kind_default)
+        difficulty = self._choose(
             "Difficulty ([cyan]any 1 2 3[/])",
-            [ANY, "1", "2", "3"],
+            _read_difficulty,
             ANY if last.difficulty is None else str(last.difficulty),
         )
-        difficulty = None if difficulty_word == ANY else int(difficulty_word)
         while True:
-            topic = self._ask("Topic (Enter: any · [cyan]?[/] list them)", None, "")
+            topic = self._choose("Topic (Enter: any · [cyan]?[/] list them)", _read_topic)
             if topic == "?":
                 self._do(Topics())
                 continue
@@ -174,39 +261,77 @@ class TerminalFrontEnd:
             the learner picked.
         """
         while (current := self.session.open) is not None:
-            item = current.item
-            if item.kind is Kind.TRUE_FALSE and current.verdict is None:
-                word = self._ask(
-                    "Verdict: [cyan]t[/] true · [cyan]f[/] false  ([cyan]?[/] hint · "
-                    "[cyan]s[/] skip · [cyan]q[/] quit)",
-                    ["t", "f", "?", "s", "q"],
-                )
-                if word == "q":
-                    raise QuitRequested
-                if word == "?":
+            if current.item.kind is Kind.TRUE_FALSE and current.verdict is None:
+                verdict = self._read(VERDICT_PROMPT, read_verdict)
+                if verdict is Action.HINT:
                     self._do(Hint())
-                elif word == "s":
+                elif verdict is Action.SKIP:
                     self._do(Skip())
                 else:
-                    self.context.run(self.session.handle(SetVerdict(verdict=word == "t")))
+                    self.context.run(self.session.handle(SetVerdict(verdict=bool(verdict))))
                 continue
-            text = self._ask("Why? One line ([cyan]?[/] hint · [cyan]/skip[/] · [cyan]/quit[/])")
-            if text == "/quit":
-                raise QuitRequested
-            if text == "?":
+            answer = self._read(WHY_PROMPT, read_answer)
+            if answer is Action.HINT:
                 self._do(Hint())
-            elif text == "/skip":
+            elif answer is Action.SKIP:
                 self._do(Skip())
             else:
-                self._do(Answer(text=text))
-        again = "r" if review else "a"
-        label = "next review" if review else "another like this"
-        return self._ask(
-            f"[cyan]Enter[/] {label} · [cyan]n[/] new filters · [cyan]s[/] stats · [cyan]q[/] quit",
-            [again, "n", "s", "q"],
-            again,
+                self._do(Answer(text=answer))
+        again = (
+            MenuOption(key="r", word="next", label="next review")
+            if review
+            else MenuOption(key="a", word="another", label="another like this")
+        )
+        options = (again, *[o for o in MAIN_MENU if o.key in {"n", "s", "q"}])
+        options = tuple(
+            o.model_copy(update={"label": "new filters"}) if o.key == "n" else o for o in options
+        )
+        return self._choose(
+            menu_prompt(options, again.key),
+            lambda typed: read_choice(typed, options, again.key),
+            again.key,
             show_default=False,
         )
+
+
+def _read_kind(typed: str) -> Kind | Action | None:
+    """A kind typed at the Kind prompt (``any``: None), or ``/quit``/``/help``.
+
+    Raises:
+        KeyRefused: an unknown command.
+        ProtocolError: not a kind; the message lists them.
+    """
+    command = read_command(typed, AT_A_MENU)
+    if command is not None:
+        return command
+    return None if typed.lower() == ANY else parse_kind(typed)
+
+
+def _read_difficulty(typed: str) -> int | Action | None:
+    """A difficulty typed at its prompt (``any``: None), or ``/quit``/``/help``.
+
+    Raises:
+        KeyRefused: not ``any``, 1, 2 or 3, or an unknown command.
+    """
+    command = read_command(typed, AT_A_MENU)
+    if command is not None:
+        return command
+    word = typed.lower()
+    if word == ANY:
+        return None
+    if word in {"1", "2", "3"}:
+        return int(word)
+    raise KeyRefused(f"{typed[:20]!r} is not a difficulty: type any, 1, 2 or 3, or /help")
+
+
+def _read_topic(typed: str) -> str | Action:
+    """A topic tag (``""``: any; ``?``: list them), or ``/quit``/``/help``.
+
+    Raises:
+        KeyRefused: an unknown command.
+    """
+    command = read_command(typed, AT_A_MENU)
+    return typed if command is None else command
 
 
 def _short(kind: Kind) -> str:
@@ -223,4 +348,4 @@ def run_interactive(context: PlayContext, session: PlaySession, console: Console
     return TerminalFrontEnd(context, session, console).run()
 
 
-__all__ = ["QuitRequested", "TerminalFrontEnd", "run_interactive"]
+__all__ = ["QuitRequested", "TerminalFrontEnd", "menu_prompt", "run_interactive"]

@@ -60,7 +60,7 @@ from bot.progress.schedule import (
 )
 
 MAX_REASON_CHARS = 300
-"""Failure reasons are cut to this length (they are shown in ``/tutor settings``)."""
+"""Failure reasons are cut to this length (they are shown in ``/tutor-admin settings``)."""
 
 ROTATION_MEMORY = 1000
 """How many of a channel's past drops item rotation looks at."""
@@ -318,7 +318,7 @@ def tick_drops(
 def create_manual_drop(
     db: Database, guild_id: int, items: Sequence[ItemRef], now: datetime
 ) -> Drop:
-    """Take today's slot for the guild's channel now (``/tutor drops now``).
+    """Take today's slot for the guild's channel now (``/tutor-admin drops now``).
 
     Returns:
         The drop, ``scheduled`` (post it as a tick's ``to_post`` drop), or ``failed`` when no
@@ -424,7 +424,7 @@ def mark_failed(db: Database, drop_id: int, reason: str, now: datetime) -> Drop:
     """Mark a live drop failed with a reason (channel deleted, missing permission...).
 
     Args:
-        reason: words for ``/tutor settings``; cut to 300 characters.
+        reason: words for ``/tutor-admin settings``; cut to 300 characters.
 
     Raises:
         UnknownDrop: no such drop.

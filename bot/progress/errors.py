@@ -101,7 +101,7 @@ class DropAlreadyExists(ProgressError):
 
 
 class DropsNotConfigured(ProgressError):
-    """The guild has no drop channel and time (``/tutor drops set`` first)."""
+    """The guild has no drop channel and time (``/tutor-admin drops set`` first)."""
 
     def __init__(self, guild_id: int) -> None:
         self.guild_id = guild_id

@@ -78,7 +78,7 @@ class LearnerProfile(Frozen):
 
 
 class GuildSettings(Frozen):
-    """A guild's tutor configuration (``/tutor drops set``, ``/tutor settings``).
+    """A guild's tutor configuration (``/tutor-admin drops set``, ``/tutor-admin settings``).
 
     Attributes:
         guild_id: the Discord guild id.
@@ -180,7 +180,7 @@ class DueDrop(Frozen):
         local_date: the drop's date in the guild's time zone (one drop per channel per date).
         scheduled_for: the instant the drop was due (UTC).
         late_by_s: seconds between ``scheduled_for`` and the moment it was found due.
-        manual: True for ``/tutor drops now`` (posted early, on request).
+        manual: True for ``/tutor-admin drops now`` (posted early, on request).
     """
 
     guild_id: Snowflake
@@ -223,7 +223,7 @@ class Drop(Frozen):
         opens_at: when it was posted (UTC).
         closes_at: when answers stop being accepted and the reveal is due (UTC).
         reveal_started_at: when posting the reveal began (UTC), once begun.
-        failure_reason: why it failed or was skipped, in words for ``/tutor settings``.
+        failure_reason: why it failed or was skipped, in words for ``/tutor-admin settings``.
         updated_at: the last state change (UTC).
     """
 
@@ -271,7 +271,7 @@ class DropTick(Frozen):
 
 
 class DropFailure(Frozen):
-    """A failed or skipped drop, for ``/tutor settings``."""
+    """A failed or skipped drop, for ``/tutor-admin settings``."""
 
     drop_id: int
     channel_id: Snowflake

@@ -114,7 +114,7 @@ def plan_drops(
 
 
 def manual_drop(guild_id: int, channel_id: int, time_zone: str, now: datetime) -> DueDrop:
-    """Today's drop, due now, for ``/tutor drops now`` (it takes today's one slot).
+    """Today's drop, due now, for ``/tutor-admin drops now`` (it takes today's one slot).
 
     Args:
         guild_id: the guild.

@@ -192,7 +192,7 @@ class ProgressStore:
         return await self._run(profiles.get_guild_settings, guild_id)
 
     async def save_guild_settings(self, settings: GuildSettings) -> GuildSettings:
-        """Create or replace the guild's settings (``/tutor drops set``, ``/tutor drops off``).
+        """Create or replace the guild's settings (``/tutor-admin drops set|off``).
 
         See :func:`profiles.save_guild_settings` for how a schedule change restarts drops.
         """
@@ -262,7 +262,7 @@ class ProgressStore:
         return await self._run(drops.tick_drops, list(items), self.now(), grace, nonce_window)
 
     async def create_manual_drop(self, guild_id: int, items: Sequence[ItemRef]) -> Drop:
-        """Take today's drop slot now (``/tutor drops now``); post it like ``to_post``.
+        """Take today's drop slot now (``/tutor-admin drops now``); post it like ``to_post``.
 
         Raises:
             DropsNotConfigured: no drop channel set.
@@ -291,7 +291,7 @@ class ProgressStore:
         return await self._run(drops.mark_revealed, drop_id, reveal_message_id, self.now())
 
     async def mark_failed(self, drop_id: int, reason: str) -> Drop:
-        """Any live state ``-> failed`` with a reason for ``/tutor settings``."""
+        """Any live state ``-> failed`` with a reason for ``/tutor-admin settings``."""
         return await self._run(drops.mark_failed, drop_id, reason, self.now())
 
     async def drop_summary(self, drop_id: int, top: int = 3) -> DropSummary:

@@ -95,3 +95,42 @@ def test_non_utf8_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[
     path.write_bytes("pack: caf\xe9\n".encode("latin-1"))
     assert main(["content", "check", str(path)]) == 1
     assert "not UTF-8" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "position"),
+    [("items: &a [*a]\n", "1:12"), ("a: &a [*a]\n", "1:8"), ("a: &m {b: [*m]}\n", "1:12")],
+    ids=["items", "top-level", "in-a-mapping"],
+)
+def test_a_recursive_alias_is_a_positioned_error_not_a_crash(text: str, position: str) -> None:
+    with pytest.raises(ContentErrors) as refused:
+        parse_pack(text, "loop.yaml")
+    assert str(refused.value) == (
+        f"loop.yaml:{position}: invalid YAML: recursive alias *{'m' if '&m' in text else 'a'}: "
+        "it refers to a node it is inside"
+    )
+
+
+def test_absurd_nesting_is_a_positioned_error_not_a_recursion_error() -> None:
+    text = "items: " + "[" * 5000 + "]" * 5000 + "\n"
+    with pytest.raises(ContentErrors) as refused:
+        parse_pack(text, "deep.yaml")
+    assert str(refused.value) == "deep.yaml:1:47: invalid YAML: nested deeper than 40 levels"
+
+
+def test_an_alias_bomb_is_refused_before_it_expands() -> None:
+    lines = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for previous, name in zip("abcdefgh", "bcdefghi", strict=True):
+        lines.append(f"{name}: &{name} [" + ", ".join([f"*{previous}"] * 9) + "]")
+    lines.append("items: *i")
+    with pytest.raises(ContentErrors) as refused:
+        parse_pack("\n".join(lines) + "\n", "lol.yaml")
+    assert str(refused.value).startswith("lol.yaml:6:4: invalid YAML: expands to more than 250,000")
+
+
+def test_an_alias_used_again_outside_its_anchor_still_loads() -> None:
+    text = (HERE / "valid.yaml").read_text(encoding="utf-8")
+    text = text.replace("explanation: The fixture explanation.", "explanation: &said Said once.")
+    text = text.replace("hint: A fixture hint.", "hint: *said")
+    item = parse_pack(text, "mem.yaml").items[0]
+    assert (item.explanation, item.hint) == ("Said once.", "Said once.")

@@ -100,9 +100,45 @@ def test_a_bad_line_gives_an_error_object_not_a_crash(
     assert results[1]["label"] == "correct"
 
 
-def test_blank_lines_are_skipped(grader: Grader) -> None:
+def test_a_blank_line_gives_an_error_object_so_outputs_pair_with_inputs(grader: Grader) -> None:
     good = json.dumps({"item_id": "TF3", "verdict": False, "text": "grads pile up"})
-    assert len(run_jsonl(grader, ["", good, "   "])) == 1
+    results = run_jsonl(grader, ["", good, "   "])
+    assert [r.get("error") for r in results] == ["blank_line", None, "blank_line"]
+
+
+def test_every_output_row_carries_its_input_line(grader: Grader) -> None:
+    good = json.dumps({"item_id": "TF3", "verdict": False, "text": "grads pile up"})
+    results = run_jsonl(grader, [good, "not json", good])
+    assert [r["line"] for r in results] == [1, 2, 3]
+
+
+@pytest.mark.parametrize("text", ["", "  \t "])
+def test_an_empty_answer_is_an_error_object_not_a_grade(grader: Grader, text: str) -> None:
+    [result] = run_jsonl(grader, [json.dumps({"item_id": "TF3", "verdict": False, "text": text})])
+    assert (result["error"], result["item_id"]) == ("empty_answer", "TF3")
+    assert "empty answer" in result["message"]
+
+
+def test_lone_surrogates_in_a_line_give_a_result_not_a_crash(grader: Grader) -> None:
+    lines = [
+        '{"item_id": "TF3", "text": "caf\\udce9 accumulates"}',
+        '{"item_id": "T\\ud800", "text": "x"}',
+    ]
+    graded, unknown = run_jsonl(grader, lines)
+    assert graded["label"] in {"correct", "partial", "incorrect"}
+    assert (unknown["error"], unknown["item_id"]) == ("unknown_item", "T\ufffd")
+
+
+def test_jsonl_exits_1_when_a_line_was_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    good = json.dumps({"item_id": "TF3", "verdict": False, "text": "grads pile up"})
+    monkeypatch.setattr("sys.stdin", io.StringIO(good + "\n\n"))
+    assert main(["grade", "--jsonl", "--content", str(PACK)]) == 1
+
+
+def test_jsonl_exits_0_when_every_line_was_graded(monkeypatch: pytest.MonkeyPatch) -> None:
+    good = json.dumps({"item_id": "TF3", "verdict": False, "text": "grads pile up"})
+    monkeypatch.setattr("sys.stdin", io.StringIO(good + "\n"))
+    assert main(["grade", "--jsonl", "--content", str(PACK)]) == 0
 
 
 def test_grade_one_answer_prints_feedback(capsys: pytest.CaptureFixture[str]) -> None:
@@ -111,7 +147,18 @@ def test_grade_one_answer_prints_feedback(capsys: pytest.CaptureFixture[str]) ->
     )
     out = capsys.readouterr().out
     assert status == 0
-    assert out.startswith("**Correct**")
+    assert out.startswith("Correct (score")
+
+
+def test_grade_one_answer_prints_plain_text_without_markdown_escapes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(["grade", "TF5", "--text", "no idea", "--content", str(PACK)])
+    feedback = capsys.readouterr().out.split("\nlabel=")[0]
+    assert feedback.startswith("Not quite (score")
+    assert "grad_fn" in feedback  # Discord's markdown shows grad\\_fn
+    assert "**" not in feedback
+    assert "\\" not in feedback
 
 
 def test_grade_without_jsonl_or_item_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

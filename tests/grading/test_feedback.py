@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.content.loader import Bank
 from bot.content.models import Item
 from bot.grading import Grader, render_feedback
 from bot.grading.feedback import STUFFING_CORRECTION, escape_markdown
@@ -65,3 +66,12 @@ def test_the_learner_text_is_never_echoed(grader: Grader, tf3: Item) -> None:
 def test_the_answer_key_is_shown_when_not_correct(grader: Grader, tf3: Item) -> None:
     rendered = render_feedback(grade(grader, "TF3", "True", verdict=True), tf3)
     assert "Answer:" in rendered
+
+
+def test_the_plain_flavour_has_the_same_words_without_markdown(grader: Grader, pack: Bank) -> None:
+    tf5 = pack.items["TF5"]
+    result = grade(grader, "TF5", "no idea")
+    discord = render_feedback(result, tf5)
+    plain = render_feedback(result, tf5, flavour="plain")
+    assert "\\_" in discord  # the precondition: this feedback has escapes on Discord
+    assert plain == discord.replace("**", "").replace("\\", "")

@@ -20,6 +20,7 @@ ROUND = "item TF3\nverdict false\nanswer .grad accumulates: each backward adds t
 
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    (tmp_path / "data").mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("TUTOR_")}
     env.update(
         PYTHONPATH=str(ROOT),
@@ -54,6 +55,27 @@ def test_piped_input_is_read_as_the_line_protocol(tmp_path: Path) -> None:
     assert "recorded with torch 2.13.0; the sandbox could not run it now" in done.stdout
 
 
+@pytest.mark.parametrize("utf8_mode", ["0", "1"], ids=["strict", "surrogateescape"])
+def test_an_undecodable_byte_in_piped_input_is_replaced_not_a_traceback(
+    tmp_path: Path, utf8_mode: str
+) -> None:
+    round_ = ROUND.replace(".grad accumulates", "caf\xe9: .grad accumulates").encode("latin-1")
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "play", "--sandbox", "off", "--json"],
+        input=round_,
+        capture_output=True,
+        cwd=tmp_path,
+        env=_env(tmp_path, PYTHONUTF8=utf8_mode, LC_ALL="C.UTF-8"),
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [e["event"] for e in events] == ["started", "question", "verdict", "graded",
+                                            "revealed", "ended"]  # fmt: skip
+    assert events[-1]["stats"]["attempts"] == 1
+
+
 def test_the_learner_id_comes_from_the_environment_and_stats_persist(tmp_path: Path) -> None:
     _tutor(tmp_path, "play", "--sandbox", "off", stdin=ROUND, TUTOR_PLAY_LEARNER_ID="77")
     stats = _tutor(tmp_path, "stats", "--learner", "77", "--json")
@@ -71,6 +93,35 @@ def test_a_bad_setting_is_named_with_exit_2(tmp_path: Path) -> None:
     done = _tutor(tmp_path, "play", stdin="quit\n", TUTOR_PLAY_LEARNER_ID="-3")
     assert done.returncode == 2
     assert done.stderr.startswith("tutor play: TUTOR_PLAY_LEARNER_ID: Input should be greater")
+
+
+def test_a_database_path_in_a_missing_directory_is_refused_not_created(tmp_path: Path) -> None:
+    missing = tmp_path / "no" / "such" / "dir" / "x.db"
+    done = _tutor(
+        tmp_path, "play", "--sandbox", "off", stdin=ROUND, TUTOR_DATABASE_PATH=str(missing)
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("tutor play: TUTOR_DATABASE_PATH: ")
+    assert "does not exist" in done.stderr
+    assert not (tmp_path / "no").exists()
+
+
+def test_the_default_database_directory_is_created(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    del env["TUTOR_DATABASE_PATH"]
+    (tmp_path / "data").rmdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "play", "--sandbox", "off"],
+        input=ROUND,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "data" / "tutor.db").is_file()
 
 
 def test_ctrl_c_while_waiting_ends_cleanly_with_the_answers_kept(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from rich.console import Console
 
 from bot.content.models import Kind
 from bot.play.protocol import Question, Revealed
-from bot.play.render import clean, feedback_plain, render_plain, render_rich
+from bot.play.render import clean, render_plain, render_rich
 
 
 def _revealed(output: str, source: str = "sandbox") -> Revealed:
@@ -27,11 +27,6 @@ def _revealed(output: str, source: str = "sandbox") -> Revealed:
 
 def test_escape_sequences_and_control_characters_are_removed() -> None:
     assert clean("a\x1b[2J\x1b]0;title\x07b\x00c\td\n") == "a]0;titlebc\td\n"
-
-
-def test_feedback_loses_its_markdown_only() -> None:
-    text = "**Correct** (score 1.00)\n✓ call `x.grad.zero_()` or grad.zero\\_()"
-    assert feedback_plain(text) == "Correct (score 1.00)\n✓ call `x.grad.zero_()` or grad.zero_()"
 
 
 def test_a_terminal_escape_in_an_output_never_reaches_the_screen() -> None:

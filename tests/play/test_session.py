@@ -75,10 +75,12 @@ async def test_a_right_answer_is_graded_recorded_and_revealed(
     assert session.open is None
 
 
-async def test_the_feedback_is_the_one_renderers_text(session: PlaySession, bank: Bank) -> None:
+async def test_the_feedback_is_the_one_renderers_plain_text(
+    session: PlaySession, bank: Bank
+) -> None:
     graded = _only(await _answer_tf3(session, "it overwrites the old value"), Graded)
     assert isinstance(graded, Graded)
-    assert graded.feedback == render_feedback(graded.grade, bank.items["TF3"])
+    assert graded.feedback == render_feedback(graded.grade, bank.items["TF3"], flavour="plain")
     assert graded.label is Label.INCORRECT
 
 
@@ -319,3 +321,13 @@ async def test_an_answer_of_exactly_4000_characters_is_graded(
     events = await session.handle(Answer(text="because " * 499 + "x" * 8))
     assert isinstance(events[0], Graded)
     assert (await services.store.learner_stats(LEARNER)).attempts == 1
+
+
+async def test_an_answer_with_a_lone_surrogate_is_graded_and_stored_replaced(
+    session: PlaySession, services: Services
+) -> None:
+    read = b"caf\xe9: .grad accumulates".decode("utf-8", "surrogateescape")
+    graded = _only(await _answer_tf3(session, read), Graded)
+    assert isinstance(graded, Graded)
+    export = await services.store.export_learner(LEARNER)
+    assert [a.answer_text for a in export.attempts] == ["caf\ufffd: .grad accumulates"]
