@@ -214,7 +214,8 @@ _last: Located | None = None
 
 def locate(stream: TokenStream) -> Located:
     """The word finder of ``stream``, shared by the rules of this module (the last answer's
-    is kept, so grading one answer builds one)."""
+    is kept, so grading one answer builds one). Safe across threads: another thread's
+    answer in between only costs a rebuild."""
     global _last
     last = _last
     if last is not None and last.stream is stream:

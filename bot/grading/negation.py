@@ -97,18 +97,24 @@ POST_CUES: Final[tuple[tuple[str, ...], ...]] = (
     ("is", "incorrect"),
     ("are", "false"),
     ("are", "wrong"),
-    ("has", "nothing", "to", "do", "with", "it"),
-    ("has", "nothing", "to", "do", "with", "this"),
-    ("have", "nothing", "to", "do", "with", "it"),
     ("is", "not", "the", "problem"),
     ("is", "not", "the", "issue"),
     ("is", "not", "the", "cause"),
     ("is", "not", "the", "culprit"),
     ("is", "not", "it"),
 )
-"""Cues negating the clause before them when they end it. Those built on false/wrong/
+"""Cues negating the clause before them when they end it (:data:`NOTHING_TO_DO` too). Those
+built on false/wrong/
 incorrect apply only when that clause frames a claim (``that``, ``saying``, ``the idea``...):
 "the sum is wrong" must not deny the sum."""
+
+NOTHING_TO_DO: Final[tuple[tuple[str, ...], ...]] = tuple(
+    (have, "nothing", "to", "do", "with", it)
+    for have in ("has", "have", "had")
+    for it in ("it", "this", "that")
+)
+"""Post cues dismissing a cause ("the version counter has nothing to do with it"), found
+from their ``nothing`` (a cue word already) so that ``has`` need not be a trigger."""
 
 ABSENCE_CUES: Final[tuple[tuple[str, ...], ...]] = (
     ("not", "happen"),
@@ -502,6 +508,15 @@ def scope(stream: TokenStream) -> Negation:
                 result.conditional.update(_forward(stream, i + 1, WINDOW, False, True))
             i += 1
             continue
+        if word == "nothing" and i and surf[i - 1] in ("has", "have", "had"):
+            dismissal = next((p for p in NOTHING_TO_DO if _post_at(stream, i - 1, p)), None)
+            if dismissal is not None:
+                for t in range(i - 1, i - 1 + len(dismissal)):
+                    result.cue_start[t] = i - 1
+                for t in _backward(stream, i - 1):
+                    cover.setdefault(t, []).append(i - 1)
+                i += len(dismissal) - 1
+                continue
         pair = (word, surf[i + 1]) if i + 1 < n else None
         if pair is not None and pair not in _ANY_PAIR:
             pair = None
