@@ -45,13 +45,11 @@ class Floor:
 
 
 FLOORS: dict[str, Floor] = {
-    # measured 146/179 = 81.6%, 0/63 incorrect and 0/29 opposite claims graded correct
-    # (grader3, with the rubrics of its branch; the targets are 2% and 5%)
+    # measured 145/179 = 81.0%, 0/63 incorrect and 0/29 opposite claims graded correct
+    # (main after rubric round 2 + grader3; the targets are 90%, 2% and 5%)
     "eval/test.jsonl": Floor(agreement=0.79, incorrect_as_correct=0.02, opposite_as_correct=0.05),
-    # measured 399/500 = 79.8%, 12/200 = 6.0% and 7/69 = 10.1% graded correct
-    "eval3/test2.jsonl": Floor(
-        agreement=0.77, incorrect_as_correct=0.06, opposite_as_correct=0.102
-    ),
+    # measured 432/500 = 86.4%, 4/200 = 2.0% and 3/69 = 4.3% graded correct
+    "eval3/test2.jsonl": Floor(agreement=0.84, incorrect_as_correct=0.02, opposite_as_correct=0.05),
 }
 
 reports: dict[str, EvalReport] = {}
