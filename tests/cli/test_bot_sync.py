@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import discord
 import pytest
 
 from bot.cli import main
@@ -28,6 +29,7 @@ def offline_discord(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     async def sync_commands(self: TutorBot) -> list[Any]:
         return list(self.tree.get_commands())
 
+    monkeypatch.setattr(discord.utils, "setup_logging", lambda **_: None)  # keep root clean
     monkeypatch.setattr(TutorBot, "login", login)
     monkeypatch.setattr(TutorBot, "sync_commands", sync_commands)
     return tokens

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 from pathlib import Path
 
 import pytest
@@ -52,5 +53,6 @@ def test_play_without_a_sandbox_does_not_read_the_sandbox_variables(
     bad_wall: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    monkeypatch.setattr(logging.root, "handlers", [])  # play's basicConfig: not past this test
     assert main(["play", "--script", "--sandbox", "off"]) == 0
     assert "TUTOR_SANDBOX_WALL_S" not in capsys.readouterr().err
