@@ -37,14 +37,17 @@ def offline_discord(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 @pytest.fixture
 def bot_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A token, the shipped bank, a database path that does not exist, the local sandbox."""
+    """A token, the shipped bank, the default database path (not there yet), the local sandbox.
+
+    The default ``data/tutor.db`` is the one path whose directory the store may create, so a
+    sync that opened the store would leave ``data/`` behind.
+    """
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("TUTOR_DISCORD_TOKEN", "token-for-the-test")
     monkeypatch.setenv("TUTOR_CONTENT_DIR", str(CONTENT))
     monkeypatch.delenv("TUTOR_SANDBOX_ADDRESS", raising=False)
-    database = tmp_path / "data" / "tutor.db"
-    monkeypatch.setenv("TUTOR_DATABASE_PATH", str(database))
-    return database
+    monkeypatch.delenv("TUTOR_DATABASE_PATH", raising=False)
+    return tmp_path / "data" / "tutor.db"
 
 
 def _no_sandbox(*args: object, **kwargs: object) -> Any:
