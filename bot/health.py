@@ -4,7 +4,8 @@ Docker (``docker-compose.yml``) runs ``tutor health`` inside each container:
 
 * ``database``: the SQLite file exists and answers a read within the busy timeout;
 * ``sandbox``: the worker at ``TUTOR_SANDBOX_ADDRESS`` answers ``GET /health`` with
-  ``ready: true``;
+  ``ready: true`` (for ``local``, the default: a worker is started for the check, asked and
+  stopped, which loads torch: about 10 s);
 * ``heartbeat``: the running bot wrote its heartbeat file within ``max_age_s`` seconds
   (its event loop is alive) and was connected to Discord's gateway within the same time
   (discord.py reconnects by itself; a gateway down for longer is unhealthy).
@@ -21,6 +22,7 @@ import contextlib
 import math
 import os
 import sqlite3
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -184,8 +186,12 @@ def check_database(settings: TutorSettings) -> CheckResult:
 async def check_sandbox(settings: TutorSettings, timeout_s: float = 5.0) -> CheckResult:
     """Every worker ``settings.sandbox_address`` lists is reachable and ready.
 
-    A ``local`` address has no worker to ask: the check passes and says so (the worker
-    is started by, and lives as long as, the process that uses it).
+    A ``local`` address names no running worker: the check starts one the way ``tutor
+    play`` and ``tutor bot`` would (:func:`check_local_sandbox`), asks it, and stops it.
+
+    Args:
+        settings: the address and, for ``local``, the start-up timeout.
+        timeout_s: seconds each running worker may take to answer ``GET /health``.
     """
     from sandbox.client import SandboxClient  # aiohttp: only when this check runs
     from sandbox.errors import SandboxError
@@ -194,9 +200,7 @@ async def check_sandbox(settings: TutorSettings, timeout_s: float = 5.0) -> Chec
     ok = True
     for endpoint in settings.sandbox_endpoints:
         if endpoint.kind == "local":
-            return CheckResult(
-                name="sandbox", ok=True, detail="local: started with the bot, nothing to ask"
-            )
+            return await check_local_sandbox(settings)
         client = (
             SandboxClient(unix_path=endpoint.unix_path, timeout_s=timeout_s, retries=0)
             if endpoint.kind == "unix"
@@ -219,6 +223,33 @@ async def check_sandbox(settings: TutorSettings, timeout_s: float = 5.0) -> Chec
             detail += ", not ready"
         details.append(detail)
     return CheckResult(name="sandbox", ok=ok, detail="; ".join(details))
+
+
+async def check_local_sandbox(settings: TutorSettings) -> CheckResult:
+    """Start a local worker as ``tutor play``/``tutor bot`` would, ask it, and stop it.
+
+    It loads torch, so it takes as long as their start-up (about 10 s here, at most
+    ``settings.sandbox_startup_timeout_s``). The detail says that a worker was started for
+    the check and what it reported, or why it did not start (its last log line).
+    """
+    from bot.services import sandbox_runner  # the grader and store: only for this check
+    from sandbox.errors import SandboxError
+
+    started = time.monotonic()
+    try:
+        async with sandbox_runner(settings) as runner:
+            health = await runner.health()
+    except SandboxError as exc:
+        return CheckResult(name="sandbox", ok=False, detail=f"local: {exc}")
+    took = time.monotonic() - started
+    code = "learner code accepted" if health.learner_code else "learner code REFUSED"
+    detail = (
+        f"local: started a worker for this check ({took:.0f} s) and stopped it: "
+        f"torch {health.torch_version}, backend {health.backend}, {code}"
+    )
+    if not health.ready:
+        detail += ", not ready"
+    return CheckResult(name="sandbox", ok=health.ready, detail=detail)
 
 
 def check_heartbeat(
@@ -303,6 +334,7 @@ __all__ = [
     "HeartbeatWriter",
     "check_database",
     "check_heartbeat",
+    "check_local_sandbox",
     "check_sandbox",
     "heartbeat_path",
     "read_heartbeat",

@@ -270,6 +270,52 @@ class Snippets:
         return await self.runner.render_graph(graph, title=title)
 
 
+class NoSandbox:
+    """A sandbox runner that is never available (a :class:`SandboxRunner`).
+
+    Used for ``tutor play --sandbox off``, when a local worker cannot start, and by
+    :func:`command_services` (``tutor bot --sync`` starts no sandbox), so every caller
+    takes the path the bot takes when its worker is down.
+
+    Args:
+        reason: why there is no sandbox, shown to the learner.
+    """
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    async def run(
+        self,
+        code: str,
+        *,
+        limits: LimitOverrides | None = None,
+        use_cache: bool = True,
+        graph: bool = False,
+    ) -> RunResult:
+        """Never runs anything.
+
+        Raises:
+            SandboxUnavailable: always, with :attr:`reason`.
+        """
+        raise SandboxUnavailable(self.reason)
+
+    async def render_graph(self, graph: AutogradGraph, *, title: str | None = None) -> bytes:
+        """Never draws anything.
+
+        Raises:
+            SandboxUnavailable: always, with :attr:`reason`.
+        """
+        raise SandboxUnavailable(self.reason)
+
+    async def health(self) -> Health:
+        """Never healthy.
+
+        Raises:
+            SandboxUnavailable: always, with :attr:`reason`.
+        """
+        raise SandboxUnavailable(self.reason)
+
+
 @dataclass(frozen=True, slots=True)
 class Services:
     """Everything a front end uses, opened by :func:`open_services`.
@@ -400,12 +446,48 @@ async def open_services(
         )
 
 
+async def command_services(
+    settings: TutorSettings, *, bank: Bank | None = None, clock: Clock = system_clock
+) -> Services:
+    """Services enough to define the bot's commands, for ``tutor bot --sync``.
+
+    Uploading the slash commands needs only the token and the command definitions (some
+    take their choices from the bank). So the bank is loaded and the grader built, but the
+    progress store is constructed without being opened (no database file is touched) and
+    the sandbox is a :class:`NoSandbox`: nothing is started, and a command run against
+    these services fails loudly instead of silently writing somewhere.
+
+    Args:
+        settings: the settings (``content_dir`` is read).
+        bank: an already loaded bank (default: load ``settings.content_dir``).
+        clock: the current aware instant.
+
+    Raises:
+        ContentErrors: a pack under ``content_dir`` is invalid.
+    """
+    if bank is None:
+        bank = await asyncio.to_thread(load_bank, [settings.content_dir])
+    grader = await asyncio.to_thread(Grader, bank)
+    store = ProgressStore(settings.database_path, clock=clock)  # never opened
+    runner = NoSandbox("no sandbox is started while the commands are synced")
+    return Services(
+        settings=settings,
+        bank=bank,
+        grader=grader,
+        store=store,
+        snippets=Snippets(runner, StoreResultCache(store)),
+        clock=clock,
+    )
+
+
 __all__ = [
     "PROBE_INTERVAL_S",
+    "NoSandbox",
     "SandboxRunner",
     "Services",
     "Snippets",
     "StoreResultCache",
+    "command_services",
     "open_services",
     "sandbox_runner",
 ]

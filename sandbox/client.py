@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import shutil
 import sys
@@ -38,8 +39,10 @@ from sandbox.errors import (
     SandboxBusy,
     SandboxError,
     SandboxRejected,
+    SandboxStartFailed,
     SandboxTimeout,
     SandboxUnavailable,
+    log_tail,
 )
 from sandbox.protocol import (
     MAX_GRAPH_REQUEST_BYTES,
@@ -60,8 +63,11 @@ __all__ = [
     "SandboxClient",
     "SandboxError",
     "SandboxRejected",
+    "SandboxStartFailed",
     "SandboxUnavailable",
 ]
+
+_log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_S = 30.0
 """Seconds one HTTP exchange may take (the default wall-clock limit is 5 s)."""
@@ -276,7 +282,9 @@ class LocalSandbox:
     """Starts ``python -m sandbox serve`` on a private Unix socket; yields a client.
 
     The child gets only ``PATH``, ``HOME``, ``LANG`` and the ``TUTOR_SANDBOX_*`` variables
-    of this process (no bot token), and its log goes to a file shown when start-up fails.
+    of this process (no bot token). Its log goes to a file in its private directory; when
+    start-up fails, the error (:class:`~sandbox.errors.SandboxStartFailed`) carries the
+    log's last lines, and the directory is removed.
 
     Args:
         content: packs whose snippets are curated (run even without isolation).
@@ -310,8 +318,24 @@ class LocalSandbox:
         return self._dir / "sandbox.sock"
 
     async def __aenter__(self) -> SandboxClient:
+        """Start the worker and wait until it reports ready.
+
+        Raises:
+            SandboxStartFailed: it could not be started, exited, or was not ready within
+                ``startup_timeout_s``; the message ends with its last log line and
+                ``log_tail`` holds more. Nothing is left behind (process, socket, log).
+        """
         self._dir = Path(tempfile.mkdtemp(prefix="tutor-sandbox-"))
-        log_path = self._dir / "service.log"
+        try:
+            await self._start()
+        except BaseException:
+            await self.__aexit__(None, None, None)
+            raise
+        assert self.client is not None
+        return self.client
+
+    async def _start(self) -> None:
+        log_path = self.socket_path.with_name("service.log")
         env = {k: v for k, v in os.environ.items() if k.startswith("TUTOR_SANDBOX_")}
         for name in ("PATH", "HOME", "LANG", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
             if name in os.environ:
@@ -322,21 +346,22 @@ class LocalSandbox:
         args += [str(p.resolve()) for p in self.content]
         package_root = Path(__file__).resolve().parent.parent  # noqa: ASYNC240 - local file op, microseconds
         with log_path.open("wb") as log:
-            self.proc = await asyncio.create_subprocess_exec(
-                *args,
-                env=env,
-                cwd=package_root,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=log,
-                stderr=log,
-            )
+            try:
+                self.proc = await asyncio.create_subprocess_exec(
+                    *args,
+                    env=env,
+                    cwd=package_root,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                )
+            except OSError as exc:
+                raise SandboxStartFailed(
+                    f"the local sandbox could not be started with {self.python}",
+                    exc.strerror or str(exc),
+                ) from exc
         self.client = SandboxClient(unix_path=self.socket_path, retries=2)
-        try:
-            await self._wait_ready(log_path)
-        except BaseException:
-            await self.__aexit__(None, None, None)
-            raise
-        return self.client
+        await self._wait_ready(log_path)
 
     async def _wait_ready(self, log_path: Path) -> None:
         assert self.proc is not None
@@ -345,14 +370,33 @@ class LocalSandbox:
         deadline = loop.time() + self.startup_timeout_s
         while loop.time() < deadline:
             if self.proc.returncode is not None:
-                tail = log_path.read_text(errors="replace")[-2000:]  # noqa: ASYNC240 - local file op, microseconds
-                raise SandboxUnavailable(f"the local sandbox exited during start-up:\n{tail}")
+                raise self._failed(
+                    f"the local sandbox exited during start-up (status {self.proc.returncode})",
+                    log_path,
+                )
             if self.socket_path.exists():
                 with contextlib.suppress(SandboxError):
                     if (await self.client.health()).ready:
                         return
             await asyncio.sleep(0.1)
-        raise SandboxUnavailable(f"the local sandbox was not ready in {self.startup_timeout_s:g} s")
+        raise self._failed(
+            f"the local sandbox was not ready in {self.startup_timeout_s:g} s", log_path
+        )
+
+    @staticmethod
+    def _failed(message: str, log_path: Path) -> SandboxStartFailed:
+        """The error for a worker that did not start, with its log's last lines (logged at
+        DEBUG too: the log file goes with the worker's private directory)."""
+        try:
+            with log_path.open("rb") as log:
+                log.seek(max(0, log_path.stat().st_size - 16 * 1024))
+                text = log.read().decode("utf-8", "replace")
+        except OSError:
+            text = ""
+        tail = log_tail(text)
+        if tail:
+            _log.debug("the local sandbox's last log lines:\n%s", "\n".join(tail))
+        return SandboxStartFailed(message, tail[-1] if tail else "", tail)
 
     async def __aexit__(
         self,

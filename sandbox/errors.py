@@ -11,6 +11,43 @@ class SandboxUnavailable(SandboxError):
     """The sandbox is down, did not start, or did not answer in time."""
 
 
+class SandboxStartFailed(SandboxUnavailable):
+    """A local worker (:class:`~sandbox.client.LocalSandbox`) did not start.
+
+    ``str()`` is one line that ends with the reason: the last line the worker wrote to its
+    log (e.g. ``sandbox: the sandbox could not start: OSError: building the jail root: ...``).
+
+    Attributes:
+        reason: that last log line (printable characters only, at most 500), or "" when
+            the worker wrote nothing.
+        log_tail: the worker's last log lines (at most :data:`LOG_TAIL_LINES`), for a
+            front end's debug output or a server's log.
+    """
+
+    def __init__(self, message: str, reason: str = "", log_tail: tuple[str, ...] = ()) -> None:
+        super().__init__(f"{message}: {reason}" if reason else message)
+        self.reason = reason
+        self.log_tail = log_tail
+
+    def details(self) -> str:
+        """The message, then the worker's last log lines indented (several lines)."""
+        lines = [str(self)]
+        if self.log_tail:
+            lines.append("the sandbox worker's last log lines:")
+            lines += [f"  {line}" for line in self.log_tail]
+        return "\n".join(lines)
+
+
+LOG_TAIL_LINES = 20
+"""Lines of a failed local worker's log kept in :attr:`SandboxStartFailed.log_tail`."""
+
+
+def log_tail(text: str, lines: int = LOG_TAIL_LINES) -> tuple[str, ...]:
+    """The last ``lines`` non-blank lines of a log, each cut to 500 printable characters."""
+    kept = [line.rstrip() for line in text.splitlines() if line.strip()][-lines:]
+    return tuple("".join(c if c.isprintable() else "?" for c in line)[:500] for line in kept)
+
+
 class SandboxTimeout(SandboxUnavailable):
     """The sandbox took longer than the client's timeout to answer one request.
 

@@ -2,7 +2,8 @@
 
 Not part of the public protocol: only :mod:`sandbox.worker` and :mod:`sandbox.zygote` use
 them. The worker sends :class:`JobSpec` as one JSON line on a per-job socket and reads a
-:class:`JobAnswer` back; the zygote greets with :class:`ZygoteHello`.
+:class:`JobAnswer` back; the zygote greets with :class:`ZygoteHello`, or says why it could
+not start with :class:`ZygoteFailed`.
 """
 
 from __future__ import annotations
@@ -68,6 +69,19 @@ class ZygoteHello(BaseModel):
     isolated: list[str]
     not_isolated: list[str]
     startup_s: float
+
+
+class ZygoteFailed(BaseModel):
+    """The zygote's only message when it cannot start (instead of :class:`ZygoteHello`).
+
+    Attributes:
+        error: one line saying why (``sandbox: the jail root could not be built in ...``,
+            why a forced backend cannot work here, or the exception that stopped it).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    error: str = Field(max_length=2000)
 
 
 JOB_RESULT_SLACK_BYTES = 64 * 1024

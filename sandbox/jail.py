@@ -145,7 +145,55 @@ def drop_capability_bounding_set() -> None:
         prctl(PR_CAPBSET_DROP, cap)
 
 
-def build_jail_root(extra_ro: list[Path], uid: int) -> Path:
+JAIL_ROOT_PREFIX = "tutor-sandbox-root-"
+"""Jail roots are directories ``<parent>/tutor-sandbox-root-<zygote pid>-<random>``; the pid
+lets the worker (after its zygote exited) and later zygotes (:func:`sweep_stale_jail_roots`)
+remove the ones a dead zygote left."""
+
+JOB_MOUNT_POINTS: tuple[str, ...] = ("proc", "tmp", "home/sandbox", "dev/shm")
+"""Where each job mounts its own fresh filesystem (:func:`enter_jail`), relative to the root."""
+
+HOLD_DIR = ".held"
+"""Directory of the jail root where paths under a job mount point are held (see
+:class:`HeldBind`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HeldBind:
+    """A read-only host directory that lies under a per-job mount point (e.g. a venv in /tmp).
+
+    Bound at its own path in the jail root, it would be hidden by the job's fresh tmpfs, so
+    :func:`build_jail_root` binds it at ``hold`` instead and :func:`enter_jail` binds it
+    again, read-only, at ``target`` on top of the job's tmpfs before ``pivot_root``.
+
+    Attributes:
+        hold: where it is held, relative to the jail root (``.held/0``).
+        target: its own absolute path, where jobs see it (``/tmp/x/.venv``).
+    """
+
+    hold: Path
+    target: Path
+
+
+@dataclass(frozen=True, slots=True)
+class JailRoot:
+    """The read-only root jobs are jailed in (:func:`build_jail_root`).
+
+    Attributes:
+        path: the root's directory on the host (a mount point only in the zygote's private
+            mount namespace; empty on the host).
+        held: directories to bind again on top of the job's own mounts.
+    """
+
+    path: Path
+    held: tuple[HeldBind, ...] = ()
+
+
+def _under_job_mount(path: Path) -> bool:
+    return any(path.is_relative_to(Path("/") / m) for m in JOB_MOUNT_POINTS)
+
+
+def build_jail_root(extra_ro: list[Path], uid: int, parent: Path) -> JailRoot:
     """Build a read-only root for jobs in a fresh private mount namespace of the caller.
 
     The caller (the zygote) moves into its own mount namespace, so nothing here is visible
@@ -155,21 +203,31 @@ def build_jail_root(extra_ro: list[Path], uid: int) -> Path:
     ``/proc``, ``/tmp``, ``/home/sandbox`` and ``/dev/shm`` on it (:func:`enter_jail`).
     The project directory, ``data/`` and the host's ``/etc`` are not in it.
 
+    A directory of ``extra_ro`` under one of those per-job mount points (a venv or Python
+    under ``/tmp``, as in a CI clone) is held aside and bound again by each job on top of
+    its fresh tmpfs (:class:`HeldBind`): jobs are forks of the zygote, so every path must
+    stay the same.
+
+    The root's directory on the host, ``parent/tutor-sandbox-root-<pid>-XXXXXXXX``, stays
+    empty there; remove it with :func:`remove_jail_roots` once the zygote has exited (never
+    before: removing a mount point from another mount namespace detaches the mount there).
+
     Args:
         extra_ro: directories to expose read-only at the same path (Python, site-packages).
         uid: the jobs' uid, written to the jail's ``/etc/passwd``.
+        parent: the directory the root's directory is made in (the worker's temp dir).
 
     Returns:
-        The jail root's path (a directory under the host's ``/tmp``, empty on the host).
+        The jail root.
 
     Raises:
-        OSError: when a namespace or mount operation is refused.
+        OSError: when a namespace or mount operation is refused (naming the call and path).
     """
     import tempfile
 
     unshare(CLONE_NEWNS)
     mount(None, "/", None, MS_REC | MS_PRIVATE)
-    root = Path(tempfile.mkdtemp(prefix="tutor-sandbox-root-"))
+    root = Path(tempfile.mkdtemp(prefix=f"{JAIL_ROOT_PREFIX}{os.getpid()}-", dir=parent))
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=2m,mode=0755")
     binds: list[Path] = []
     for name in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"):
@@ -181,14 +239,20 @@ def build_jail_root(extra_ro: list[Path], uid: int) -> Path:
     for path in extra_ro:
         path = path.resolve()
         if path.is_dir() and not any(path.is_relative_to(b) for b in binds):
+            binds = [b for b in binds if not b.is_relative_to(path)]
             binds.append(path)
+    held: list[HeldBind] = []
     for host in binds:
-        target = root / host.relative_to("/")
+        if _under_job_mount(host):
+            hold = Path(HOLD_DIR) / str(len(held))
+            held.append(HeldBind(hold=hold, target=host))
+            target = root / hold
+        else:
+            target = root / host.relative_to("/")
         target.mkdir(parents=True, exist_ok=True)
-        mount(str(host), target, None, MS_BIND | MS_REC)
-        mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        _bind_read_only(host, target)
     dev = root / "dev"
-    dev.mkdir()
+    dev.mkdir(exist_ok=True)
     for node in ("null", "zero", "full", "random", "urandom"):
         (dev / node).touch()
         mount(f"/dev/{node}", dev / node, None, MS_BIND)
@@ -196,10 +260,10 @@ def build_jail_root(extra_ro: list[Path], uid: int) -> Path:
         (dev / link).symlink_to(dest)
     (dev / "stdout").symlink_to("/proc/self/fd/1")
     (dev / "stderr").symlink_to("/proc/self/fd/2")
-    for name in ("proc", "tmp", "home/sandbox", "dev/shm"):
-        (root / name).mkdir(parents=True)
+    for name in JOB_MOUNT_POINTS:
+        (root / name).mkdir(parents=True, exist_ok=True)
     etc = root / "etc"
-    etc.mkdir()
+    etc.mkdir(exist_ok=True)
     for name in ("ld.so.cache", "localtime"):
         with contextlib.suppress(OSError):
             (etc / name).write_bytes((Path("/etc") / name).read_bytes())
@@ -210,37 +274,92 @@ def build_jail_root(extra_ro: list[Path], uid: int) -> Path:
     (etc / "group").write_text(f"root:x:0:\nsandbox:x:{uid}:\n")
     (etc / "hostname").write_text("sandbox\n")
     mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "size=2m")
-    return root
+    return JailRoot(path=root, held=tuple(held))
 
 
-def enter_jail(root: Path, uid: int, tmp_mib: int) -> None:
+def _bind_read_only(source: Path, target: Path) -> None:
+    mount(str(source), target, None, MS_BIND | MS_REC)
+    mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def remove_jail_roots(parent: Path, pid: int) -> list[Path]:
+    """Remove the (empty on the host) jail root directories zygote ``pid`` made in ``parent``.
+
+    Call it only once that zygote has exited: removing a directory that is a mount point in
+    another mount namespace detaches the mount there (Linux >= 3.18), which would take the
+    root from under a running zygote's jobs. Only empty directories are removed (rmdir).
+
+    Returns:
+        The directories removed.
+    """
+    removed = []
+    for path in parent.glob(f"{JAIL_ROOT_PREFIX}{pid}-*"):
+        with contextlib.suppress(OSError):
+            path.rmdir()
+            removed.append(path)
+    return removed
+
+
+def sweep_stale_jail_roots(parent: Path) -> list[Path]:
+    """Remove jail root directories in ``parent`` whose zygote is gone (killed, crashed).
+
+    A directory counts only when its name carries a pid (``tutor-sandbox-root-<pid>-…``)
+    and no process has that pid; directories of older versions (no pid) and of running
+    zygotes are left alone.
+
+    Returns:
+        The directories removed.
+    """
+    removed = []
+    for path in parent.glob(f"{JAIL_ROOT_PREFIX}*-*"):
+        owner, sep, _ = path.name.removeprefix(JAIL_ROOT_PREFIX).partition("-")
+        if not sep or not owner.isdigit() or Path(f"/proc/{owner}").exists():
+            continue
+        with contextlib.suppress(OSError):
+            path.rmdir()
+            removed.append(path)
+    return removed
+
+
+def enter_jail(root: JailRoot, uid: int, tmp_mib: int) -> None:
     """Finish a job's jail from inside its namespaces and make ``root`` the filesystem root.
 
     Must run as root in the job's pid namespace (pid 1 there), after
     :func:`build_jail_root` in an ancestor mount namespace. Mounts a fresh ``/proc`` (only
     the job's processes), and private, size-capped tmpfs for ``/tmp``, ``/home/sandbox``
     (the working directory) and ``/dev/shm``, in a mount namespace of its own; they vanish
-    with it.
+    with it. Held directories (a venv under ``/tmp``) are then bound read-only at their
+    own paths on top of those, and their holding binds detached.
 
     Args:
         root: the jail root from :func:`build_jail_root`.
         uid: owner of the working directory.
         tmp_mib: size of each tmpfs in MiB.
+
+    Raises:
+        OSError: a mount or ``pivot_root`` was refused (naming it).
     """
     unshare(CLONE_NEWNS)
+    path = root.path
     flags = MS_NOSUID | MS_NODEV
-    mount("proc", root / "proc", "proc", flags | MS_NOEXEC)
-    mount("tmpfs", root / "tmp", "tmpfs", flags, f"size={tmp_mib}m,mode=1777")
-    mount("tmpfs", root / "dev/shm", "tmpfs", flags, f"size={tmp_mib}m,mode=1777")
+    mount("proc", path / "proc", "proc", flags | MS_NOEXEC)
+    mount("tmpfs", path / "tmp", "tmpfs", flags, f"size={tmp_mib}m,mode=1777")
+    mount("tmpfs", path / "dev/shm", "tmpfs", flags, f"size={tmp_mib}m,mode=1777")
     mount(
         "tmpfs",
-        root / "home/sandbox",
+        path / "home/sandbox",
         "tmpfs",
         flags,
         f"size={tmp_mib}m,mode=0700,uid={uid},gid={uid}",
     )
+    for held in root.held:
+        target = path / held.target.relative_to("/")
+        target.mkdir(parents=True, exist_ok=True)
+        _bind_read_only(path / held.hold, target)
+    for held in root.held:
+        umount(path / held.hold, MNT_DETACH)
     sethostname("sandbox")
-    os.chdir(root)
+    os.chdir(path)
     pivot_root(".", ".")
     umount(".", MNT_DETACH)
     os.chdir("/home/sandbox")

@@ -2,16 +2,20 @@
 
 Every field can be set as ``TUTOR_SANDBOX_<FIELD>`` (e.g. ``TUTOR_SANDBOX_WALL_S=3``); the
 CLI's flags override the environment. Nothing is read at import time: build a
-:class:`SandboxSettings` in the composition root (the CLI entry) and pass it down.
+:class:`SandboxSettings` in the composition root (the CLI entry), with
+:func:`load_sandbox_settings` so a bad value becomes one line naming the variable, and pass
+it down.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
 from sandbox.protocol import (
     DEFAULT_CPU_S,
@@ -74,3 +78,58 @@ class SandboxSettings(BaseSettings):
             pids=self.pids,
             output_bytes=self.output_bytes,
         )
+
+
+ENV_PREFIX = "TUTOR_SANDBOX_"
+
+
+class SandboxSettingsError(ValueError):
+    """Some ``TUTOR_SANDBOX_*`` values (or flags standing for them) are invalid.
+
+    Attributes:
+        problems: one line per bad value, naming the variable (or flag) and what it got:
+            ``TUTOR_SANDBOX_WALL_S: Input should be greater than 0 (got '-1')``.
+    """
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def load_sandbox_settings(
+    overrides: Mapping[str, Any] | None = None, flags: Mapping[str, str] | None = None
+) -> SandboxSettings:
+    """Read :class:`SandboxSettings` from the environment, with ``overrides`` on top.
+
+    Args:
+        overrides: field values given another way (CLI flags), e.g. ``{"concurrency": 1}``.
+        flags: how each overridden field was given, for the messages (``{"concurrency":
+            "--concurrency"}``); a bad value of a field not in it is named by its variable.
+
+    Returns:
+        The validated settings.
+
+    Raises:
+        SandboxSettingsError: every bad value, one line each.
+    """
+    given = dict(overrides or {})
+    names = dict(flags or {})
+    try:
+        return SandboxSettings(**given)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            field = str(err["loc"][0]) if err["loc"] else ""
+            if field in given:
+                name = names.get(field, field)
+            else:
+                name = ENV_PREFIX + field.upper() if field else "TUTOR_SANDBOX_*"
+            shown = repr(err["input"])
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            problems.append(f"{name}: {err['msg']} (got {shown})")
+        raise SandboxSettingsError(problems) from None
+    except SettingsError as exc:  # a list-valued variable that is not JSON
+        found = re.search(r'field "(\w+)"', str(exc))
+        name = ENV_PREFIX + found.group(1).upper() if found else "a TUTOR_SANDBOX_* variable"
+        problem = f'{name}: cannot be parsed; list values are JSON, e.g. ["content"]'
+        raise SandboxSettingsError([problem]) from None

@@ -22,6 +22,7 @@ import math
 import os
 import socket
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -29,10 +30,11 @@ from typing import Self
 
 from pydantic import ValidationError
 
+from sandbox import jail
 from sandbox.cache import CacheKey, MemoryResultCache, ResultCache
 from sandbox.curated import CuratedSnippets
 from sandbox.errors import SandboxBusy, SandboxError, SandboxRejected, SandboxUnavailable
-from sandbox.internal import JobAnswer, JobSpec, ZygoteHello, max_result_bytes
+from sandbox.internal import JobAnswer, JobSpec, ZygoteFailed, ZygoteHello, max_result_bytes
 from sandbox.protocol import (
     AutogradGraph,
     Health,
@@ -94,6 +96,7 @@ class Worker:
         self._running = 0
         self._waiting = 0
         self._prewarm: asyncio.Task[None] | None = None
+        self._jail_parent = Path(tempfile.gettempdir())
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -124,6 +127,7 @@ class Worker:
         async with self._start_lock:
             if self._proc is not None and self._proc.returncode is None and self.hello:
                 return self.hello
+            await self._stop_zygote()  # a zygote that died: reap it and remove its jail root
             hello = await self._spawn()
             if self.settings.prewarm and self._prewarm is None:
                 self._prewarm = asyncio.create_task(self._prewarm_cache())
@@ -147,6 +151,8 @@ class Worker:
             str(self.settings.concurrency),
             "--limits",
             self.settings.limits.model_dump_json(),
+            "--jail-parent",
+            str(self._jail_parent),
         ]
         package_root = Path(__file__).resolve().parent.parent  # noqa: ASYNC240 - local file op, microseconds
         try:
@@ -178,7 +184,11 @@ class Worker:
             code = await self._proc.wait()
             await self._stop_zygote()
             raise SandboxUnavailable(f"the sandbox exited during start-up (status {code})")
-        self.hello = ZygoteHello.model_validate_json(raw)
+        try:
+            self.hello = ZygoteHello.model_validate_json(raw)
+        except ValidationError:
+            await self._stop_zygote()
+            raise SandboxUnavailable(_start_failure(raw)) from None
         return self.hello
 
     async def close(self) -> None:
@@ -195,12 +205,18 @@ class Worker:
             self._ctl.close()
             self._ctl = None
         proc, self._proc = self._proc, None
-        if proc is not None and proc.returncode is None:
+        if proc is None:
+            return
+        if proc.returncode is None:
             try:
                 await asyncio.wait_for(proc.wait(), 10.0)
             except TimeoutError:
                 proc.kill()
                 await proc.wait()
+        # The zygote removes its jail root's directory when it ends normally; after a crash
+        # or SIGKILL the directory is left (empty) on the host, and only now, with the
+        # zygote gone, may it be removed (jail.remove_jail_roots says why).
+        jail.remove_jail_roots(self._jail_parent, proc.pid)
 
     # -- running
 
@@ -378,6 +394,15 @@ def read_graph(answer: JobAnswer) -> GraphReading:
         problem = (f"{where}: {message}" if where else message)[:300]
         log.warning("refused a job's graph: %s", problem)
         return GraphReading(None, f"the job's graph was refused: {problem}")
+
+
+def _start_failure(raw: bytes) -> str:
+    """The worker's words for a zygote that said it could not start (or said nonsense)."""
+    try:
+        failed = ZygoteFailed.model_validate_json(raw)
+    except ValidationError:
+        return "the sandbox answered its start-up with something unreadable"
+    return f"the sandbox could not start: {failed.error}"
 
 
 async def _read_bounded(reader: asyncio.StreamReader, limit: int) -> bytes:

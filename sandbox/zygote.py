@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandbox import graph_extract, jail
-from sandbox.internal import JobAnswer, JobSpec, ZygoteHello
+from sandbox.internal import JobAnswer, JobSpec, ZygoteFailed, ZygoteHello
 from sandbox.protocol import MAX_CODE_BYTES, MAX_GRAPH_BYTES, Backend, JobOutcome, Limits
 
 PRELOAD: tuple[str, ...] = (
@@ -131,7 +131,7 @@ class ZygoteConfig:
     tmp_mib: int
     limits: Limits
     pool: int
-    root: Path | None = None
+    root: jail.JailRoot | None = None
 
 
 # --------------------------------------------------------------------------- zygote
@@ -1034,10 +1034,43 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tmp-mib", type=int, default=16)
     parser.add_argument("--pool", type=int, default=2)
     parser.add_argument("--limits", required=True, help="Limits as JSON")
+    parser.add_argument(
+        "--jail-parent",
+        type=Path,
+        default=Path(tempfile.gettempdir()),
+        help="directory the jail root's (empty) directory is made in",
+    )
     args = parser.parse_args(argv)
     ctl = socket.socket(fileno=args.ctl_fd)
     jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)
     started = time.monotonic()
+    cfg: ZygoteConfig | None = None
+    try:
+        cfg, hello = start_up(args, started)
+        gc.collect()
+        gc.freeze()  # forked jobs then do not copy every object's page when the GC runs
+        ctl.send(hello.model_dump_json().encode())
+        Zygote(ctl, cfg).serve()
+    except (Exception, SystemExit) as exc:
+        if cfg is None:  # not started: tell the worker why before exiting
+            with contextlib.suppress(OSError):
+                ctl.send(ZygoteFailed(error=_failure_words(exc)).model_dump_json().encode())
+        raise
+    finally:
+        if cfg is not None and cfg.root is not None:
+            with contextlib.suppress(OSError):
+                jail.umount(cfg.root.path)
+                cfg.root.path.rmdir()
+    return 0
+
+
+def start_up(args: argparse.Namespace, started: float) -> tuple[ZygoteConfig, ZygoteHello]:
+    """Load torch, choose the backend, build the jail root; return the config and greeting.
+
+    Raises:
+        SystemExit: a forced ``namespaces`` backend cannot work here, or the jail root
+            could not be built (the message says why).
+    """
     torch_version = preload()
     backend, reason = choose_backend(args.backend)
     cfg = ZygoteConfig(
@@ -1049,9 +1082,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     if backend == "namespaces":
         jail.JobCgroup.sweep_stale()
+        jail.sweep_stale_jail_roots(args.jail_parent)
         visible = [Path(sys.base_prefix), Path(sys.prefix), *map(Path, sys.path[1:])]
         visible = [p for p in visible if "site-packages" in p.parts or p in _prefixes()]
-        cfg.root = jail.build_jail_root(visible, args.uid)
+        try:
+            cfg.root = jail.build_jail_root(visible, args.uid, args.jail_parent)
+        except OSError as exc:
+            raise SystemExit(
+                f"sandbox: the jail root could not be built in {args.jail_parent}: {exc}"
+            ) from exc
     isolated, not_isolated = ISOLATION[backend]
     hello = ZygoteHello(
         pid=os.getpid(),
@@ -1062,17 +1101,13 @@ def main(argv: list[str] | None = None) -> int:
         not_isolated=not_isolated,
         startup_s=round(time.monotonic() - started, 3),
     )
-    gc.collect()
-    gc.freeze()  # forked jobs then do not copy every object's page when the GC runs
-    ctl.send(hello.model_dump_json().encode())
-    try:
-        Zygote(ctl, cfg).serve()
-    finally:
-        if cfg.root is not None:
-            with contextlib.suppress(OSError):
-                jail.umount(cfg.root)
-                cfg.root.rmdir()
-    return 0
+    return cfg, hello
+
+
+def _failure_words(exc: BaseException) -> str:
+    """One line saying why the zygote could not start (for the worker's error)."""
+    words = str(exc.code) if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {exc}"
+    return words.removeprefix("sandbox: ")[:2000]
 
 
 def _prefixes() -> set[Path]:

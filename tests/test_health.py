@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -25,6 +26,7 @@ from bot.health import (
 )
 from bot.settings import TutorSettings
 from sandbox.protocol import Health, Limits
+from tests.conftest import ROOT
 
 NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 
@@ -175,6 +177,27 @@ async def test_the_sandbox_check_fails_when_nothing_listens(tmp_path: Path) -> N
     result = await check_sandbox(settings)
     assert not result.ok
     assert "cannot be reached" in result.detail
+
+
+async def test_a_local_sandbox_that_cannot_start_fails_the_check_saying_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a)
+    )
+    result = await check_sandbox(_settings(tmp_path))  # sandbox_address defaults to "local"
+    assert not result.ok
+    assert result.detail.startswith("local: TUTOR_SANDBOX_ADDRESS=local starts a sandbox worker")
+    assert "no torch" in result.detail
+
+
+@pytest.mark.slow
+async def test_the_local_sandbox_check_starts_a_worker_and_asks_it(tmp_path: Path) -> None:
+    result = await check_sandbox(_settings(tmp_path, content_dir=ROOT / "content"))
+    assert result.ok, result.detail
+    assert result.detail.startswith("local: started a worker for this check")
+    assert "torch 2.13.0, backend " in result.detail
 
 
 def test_tutor_health_exits_1_when_a_check_fails(

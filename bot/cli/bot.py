@@ -3,9 +3,11 @@
 Builds the settings (environment and ``.env``, prefix ``TUTOR_``), opens the services with
 :func:`bot.services.open_services` (bank, grader, progress store, sandbox: a running worker,
 or a local one started here), builds the bot over them and runs it. ``--sync`` uploads the
-slash commands instead (to ``TUTOR_DEV_GUILD_ID`` when set, else globally) and exits; a
-normal start never syncs. Every failure to start ends with one line saying what and where,
-and exit status 1 (2 for bad settings).
+slash commands instead (to ``TUTOR_DEV_GUILD_ID`` when set, else globally) and exits: it
+needs only the token and the command definitions (:func:`bot.services.command_services`),
+so it opens no database and starts no sandbox. A normal start never syncs. Every failure to
+start ends with one line saying what and where (a local sandbox's also with its last log
+lines), and exit status 1 (2 for bad settings, ``TUTOR_SANDBOX_*`` ones included).
 
 discord.py, aiohttp and the services are imported inside the handler, so other ``tutor``
 commands never pay for them.
@@ -27,7 +29,7 @@ from pydantic import ValidationError
 from bot.content.loader import ContentErrors
 from bot.health import GatewayState, HeartbeatWriter, heartbeat_path
 from bot.settings import TutorSettings
-from sandbox.errors import SandboxError
+from sandbox.errors import SandboxError, SandboxStartFailed
 
 if TYPE_CHECKING:
     import discord
@@ -138,10 +140,12 @@ def gateway_state(client: discord.Client) -> GatewayState:
 
 
 async def _main(settings: TutorSettings, *, sync: bool) -> int:
-    from bot.services import open_services
+    from bot.services import command_services, open_services
 
+    if sync:  # uploading the commands needs the token and their definitions, nothing else
+        return await run_bot(await command_services(settings), sync=True)
     async with open_services(settings) as services:
-        return await run_bot(services, sync=sync)
+        return await run_bot(services, sync=False)
 
 
 def cmd_bot(args: argparse.Namespace) -> int:
@@ -154,6 +158,11 @@ def cmd_bot(args: argparse.Namespace) -> int:
     settings = load_settings()
     if settings is None:
         return 2
+    if not args.sync and settings.sandbox_endpoint.kind == "local":
+        from bot.cli.sandbox import bad_sandbox_settings
+
+        if bad_sandbox_settings("tutor bot"):
+            return 2
     preload()
     import aiohttp
     import discord
@@ -168,6 +177,9 @@ def cmd_bot(args: argparse.Namespace) -> int:
     except sqlite3.Error as exc:
         where = settings.database_path
         print(f"tutor bot: cannot open the database {where}: {exc}", file=sys.stderr)
+        return 1
+    except SandboxStartFailed as exc:
+        print(f"tutor bot: the sandbox did not start: {exc.details()}", file=sys.stderr)
         return 1
     except SandboxError as exc:
         print(f"tutor bot: the sandbox did not start: {exc}", file=sys.stderr)

@@ -12,7 +12,7 @@ from bot.content.verify import SandboxRunner, SubprocessRunner, VerifyResult, ve
 from bot.grading import Grader
 from bot.grading.evaluation import EvalReport, MarkedFileError, evaluate, load_marked
 from bot.grading.samples import MIN_ACCURACY, SampleReport, evaluate_samples
-from sandbox.errors import SandboxError
+from sandbox.errors import SandboxError, SandboxStartFailed
 
 DEFAULT_CONTENT = Path("content")
 SCHEMA_PATH = DEFAULT_CONTENT / "schema.json"
@@ -105,7 +105,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    """Run snippets and diff against ``expected_output``."""
+    """Run snippets and diff against ``expected_output``.
+
+    Exit status: 0 when every snippet matches; 1 on a mismatch, invalid content, or a
+    local sandbox that did not start (with its last log lines); 2 on an unknown item id
+    or, with ``--runner sandbox``, a bad ``TUTOR_SANDBOX_*`` value (one line each).
+    """
     try:
         bank = load_bank(args.paths)
     except ContentErrors as exc:
@@ -117,6 +122,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if unknown:
         print(f"unknown item id(s): {', '.join(sorted(unknown))}", file=sys.stderr)
         return 2
+    if args.runner == "sandbox":
+        from bot.cli.sandbox import bad_sandbox_settings
+
+        if bad_sandbox_settings("tutor content verify"):
+            return 2
     runner: SubprocessRunner | SandboxRunner
     if args.runner == "subprocess":
         runner = SubprocessRunner(python=args.python)
@@ -137,6 +147,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         try:
             with runner:
                 results = verify_items(items, runner, progress)
+        except SandboxStartFailed as exc:
+            print(f"sandbox: {exc.details()}", file=sys.stderr)
+            return 1
         except SandboxError as exc:
             print(f"sandbox: {exc}", file=sys.stderr)
             return 1

@@ -2,8 +2,10 @@
 
 ``tutor health`` checks the database and the sandbox; ``--check NAME`` (repeatable) picks
 checks from ``database``, ``sandbox`` and ``heartbeat`` (the running bot's heartbeat file,
-see :mod:`bot.health`). One line per check (``ok   sandbox: ...`` / ``FAIL ...``), or the
-results as JSON with ``--json``.
+see :mod:`bot.health`). With ``TUTOR_SANDBOX_ADDRESS=local`` (the default) the sandbox check
+starts a worker, asks it and stops it (about 10 s: it loads torch), so a bad
+``TUTOR_SANDBOX_*`` value exits 2 first, naming the variable. One line per check
+(``ok   sandbox: ...`` / ``FAIL ...``), or the results as JSON with ``--json``.
 """
 
 from __future__ import annotations
@@ -63,6 +65,11 @@ def cmd_health(args: argparse.Namespace) -> int:
             print(f"tutor health: {name}: {err['msg']}", file=sys.stderr)
         return 2
     names = tuple(args.check or ("database", "sandbox"))
+    if "sandbox" in names and settings.sandbox_endpoint.kind == "local":
+        from bot.cli.sandbox import bad_sandbox_settings
+
+        if bad_sandbox_settings("tutor health"):  # the local worker would be started with them
+            return 2
     results = asyncio.run(run_checks(settings, names, max_age_s=args.max_age))
     if args.json:
         print(json.dumps([r.model_dump() for r in results]))

@@ -11,7 +11,10 @@ session) and runs one of two front ends:
   :mod:`bot.play.protocol`.
 
 Exit status: 0; 1 when a script line was refused, the content is invalid or the database
-cannot be opened; 2 on bad settings or flags; 130 after Ctrl-C.
+cannot be opened; 2 on bad settings or flags (``TUTOR_SANDBOX_*`` ones too, when a local
+worker would be started); 130 after Ctrl-C. A local worker that fails to start does not
+stop the session: the reason (its last log line) is shown with the sandbox's state, and
+``TUTOR_LOG_LEVEL=DEBUG`` prints its last log lines.
 """
 
 from __future__ import annotations
@@ -126,6 +129,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if settings is None:
         return 2
+    if args.sandbox != "off" and settings.sandbox_endpoint.kind == "local":
+        from bot.cli.sandbox import bad_sandbox_settings
+
+        if bad_sandbox_settings("tutor play"):
+            return 2
     _configure_logging(settings)
     learner = args.learner if args.learner is not None else settings.play_learner_id
     interactive = sys.stdin.isatty() and not (args.script or args.json)

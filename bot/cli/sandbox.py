@@ -72,8 +72,24 @@ def register(sub: Any) -> None:
     run.set_defaults(handler=cmd_run)
 
 
+FLAGS = {
+    "backend": "--backend",
+    "python": "--python",
+    "content": "--content",
+    "concurrency": "--concurrency",
+    "queue": "--queue",
+    "cache_path": "--cache",
+}
+"""The flags that stand for a ``TUTOR_SANDBOX_*`` variable, by settings field."""
+
+
 def _settings(args: argparse.Namespace) -> Any:
-    from sandbox.settings import SandboxSettings
+    """The worker's settings: the environment with the flags on top.
+
+    Raises:
+        SandboxSettingsError: a bad value (each problem names its variable or flag).
+    """
+    from sandbox.settings import load_sandbox_settings
 
     overrides: dict[str, Any] = {}
     for name in ("backend", "python", "content", "concurrency", "queue"):
@@ -84,17 +100,55 @@ def _settings(args: argparse.Namespace) -> Any:
         overrides["cache_path"] = args.cache
     if getattr(args, "prewarm", False):
         overrides["prewarm"] = True
-    return SandboxSettings(**overrides)
+    return load_sandbox_settings(overrides, FLAGS)
+
+
+def bad_sandbox_settings(prog: str) -> bool:
+    """Check the ``TUTOR_SANDBOX_*`` variables a local worker would be started with.
+
+    Commands that start a local worker (``tutor play``, ``tutor content verify``, ``tutor
+    bot``, ``tutor health``) call this first, so a bad value stops them with the variable
+    named (exit 2) instead of a worker that dies during start-up.
+
+    Args:
+        prog: the command, prefixed to each line (``tutor play``).
+
+    Returns:
+        True after printing one line per bad value on stderr; False when all are valid.
+    """
+    from sandbox.settings import SandboxSettingsError, load_sandbox_settings
+
+    try:
+        load_sandbox_settings()
+    except SandboxSettingsError as exc:
+        for problem in exc.problems:
+            print(f"{prog}: {problem}", file=sys.stderr)
+        return True
+    return False
+
+
+def _print_problems(exc: Any) -> int:
+    for problem in exc.problems:
+        print(f"tutor sandbox: {problem}", file=sys.stderr)
+    return 2
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Start the worker and serve HTTP until interrupted."""
+    """Start the worker and serve HTTP until interrupted.
+
+    Exit status: 0 after a clean stop, 1 when the worker could not start, 2 on a bad
+    ``TUTOR_SANDBOX_*`` value or flag (one line each, naming it).
+    """
     from sandbox.cache import FileResultCache, MemoryResultCache, ResultCache
     from sandbox.errors import SandboxError
     from sandbox.service import serve
+    from sandbox.settings import SandboxSettingsError
     from sandbox.worker import Worker, describe_backend
 
-    settings = _settings(args)
+    try:
+        settings = _settings(args)
+    except SandboxSettingsError as exc:
+        return _print_problems(exc)
     cache: ResultCache = (
         FileResultCache(settings.cache_path) if settings.cache_path else MemoryResultCache()
     )
@@ -127,12 +181,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     worker this command starts).
 
     Exit status: 0 when a result was produced (whatever the snippet's own status), 2 when
-    the snippet was refused (too large, not valid UTF-8, no isolation), 1 when the sandbox
+    the snippet was refused (too large, not valid UTF-8, no isolation) or a
+    ``TUTOR_SANDBOX_*`` value or flag is bad (one line each, naming it), 1 when the sandbox
     failed or a graph asked for with ``--graph-png`` could not be drawn.
     """
     from sandbox.errors import SandboxError, SandboxRejected
     from sandbox.protocol import ErrorBody, RunRequest, RunResult, first_error
+    from sandbox.settings import SandboxSettingsError
     from sandbox.worker import Worker
+
+    try:
+        settings = _settings(args)
+    except SandboxSettingsError as exc:
+        return _print_problems(exc)
 
     def refuse(body: ErrorBody) -> int:
         if args.json:
@@ -153,7 +214,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return refuse(ErrorBody(error="too_large", message=first_error(exc)))
 
     async def main() -> RunResult:
-        async with Worker(_settings(args)) as worker:
+        async with Worker(settings) as worker:
             return await worker.run(request)
 
     try:

@@ -109,8 +109,19 @@ class SandboxRunner:
         self._loop: asyncio.Runner | None = None
 
     def __enter__(self) -> Self:
-        self._loop = asyncio.Runner()
-        self._client = self._loop.run(self._local.__aenter__())
+        """Start the local worker.
+
+        Raises:
+            SandboxStartFailed: it did not start (its event loop is closed again, so
+                nothing leaks into the caller).
+        """
+        loop = asyncio.Runner()
+        try:
+            self._client = loop.run(self._local.__aenter__())
+        except BaseException:
+            loop.close()
+            raise
+        self._loop = loop
         return self
 
     def __exit__(

@@ -22,60 +22,14 @@ from typing import Any, TypeVar
 
 from bot.content.loader import Bank, load_bank
 from bot.play.protocol import SandboxState, Started
-from bot.services import SandboxRunner, Services, open_services
+from bot.services import NoSandbox, SandboxRunner, Services, open_services
 from bot.settings import TutorSettings
 from sandbox.errors import SandboxUnavailable
-from sandbox.protocol import AutogradGraph, Health, LimitOverrides, RunResult
 
 T = TypeVar("T")
 
 SANDBOX_OFF = "off"
 """``--sandbox off``: run no snippet; reveals show the recorded output."""
-
-
-class NoSandbox:
-    """A sandbox runner that is never available (a :class:`bot.services.SandboxRunner`).
-
-    Used for ``--sandbox off`` and when a local worker cannot start, so the reveal path
-    is the one the bot takes when its worker is down.
-
-    Args:
-        reason: why there is no sandbox, shown to the learner.
-    """
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-
-    async def run(
-        self,
-        code: str,
-        *,
-        limits: LimitOverrides | None = None,
-        use_cache: bool = True,
-        graph: bool = False,
-    ) -> RunResult:
-        """Never runs anything.
-
-        Raises:
-            SandboxUnavailable: always, with :attr:`reason`.
-        """
-        raise SandboxUnavailable(self.reason)
-
-    async def render_graph(self, graph: AutogradGraph, *, title: str | None = None) -> bytes:
-        """Never draws anything.
-
-        Raises:
-            SandboxUnavailable: always, with :attr:`reason`.
-        """
-        raise SandboxUnavailable(self.reason)
-
-    async def health(self) -> Health:
-        """Never healthy.
-
-        Raises:
-            SandboxUnavailable: always, with :attr:`reason`.
-        """
-        raise SandboxUnavailable(self.reason)
 
 
 @dataclass(slots=True)

@@ -1,0 +1,84 @@
+"""``tutor bot --sync`` needs only the token and the command definitions (issue: item 11).
+
+Discord is replaced at its edge: ``login`` runs the bot's real ``setup_hook`` (so every cog
+and command is defined) without the network, and the sync returns the tree's commands.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import discord
+import pytest
+
+from bot.cli import main
+from bot.discord_app.app import TutorBot
+from tests.conftest import CONTENT
+
+
+@pytest.fixture
+def offline_discord(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Log in without the network; record the token used."""
+    tokens: list[str] = []
+
+    async def login(self: TutorBot, token: str) -> None:
+        tokens.append(token)
+        await self.setup_hook()
+
+    async def sync_commands(self: TutorBot) -> list[Any]:
+        return list(self.tree.get_commands())
+
+    monkeypatch.setattr(discord.utils, "setup_logging", lambda **_: None)  # keep root clean
+    monkeypatch.setattr(TutorBot, "login", login)
+    monkeypatch.setattr(TutorBot, "sync_commands", sync_commands)
+    return tokens
+
+
+@pytest.fixture
+def bot_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A token, the shipped bank, the default database path (not there yet), the local sandbox.
+
+    The default ``data/tutor.db`` is the one path whose directory the store may create, so a
+    sync that opened the store would leave ``data/`` behind.
+    """
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TUTOR_DISCORD_TOKEN", "token-for-the-test")
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", str(CONTENT))
+    monkeypatch.delenv("TUTOR_SANDBOX_ADDRESS", raising=False)
+    monkeypatch.delenv("TUTOR_DATABASE_PATH", raising=False)
+    return tmp_path / "data" / "tutor.db"
+
+
+def _no_sandbox(*args: object, **kwargs: object) -> Any:
+    raise AssertionError("tutor bot --sync started the sandbox")
+
+
+def test_sync_uploads_the_commands_with_only_the_token(
+    bot_env: Path,
+    offline_discord: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr("bot.services.sandbox_runner", _no_sandbox)
+    assert main(["bot", "--sync"]) == 0
+    assert offline_discord == ["token-for-the-test"]
+    out = capsys.readouterr().out
+    assert out.startswith("synced ")
+    assert "/quiz" in out
+
+
+def test_sync_opens_no_database(
+    bot_env: Path, offline_discord: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("bot.services.sandbox_runner", _no_sandbox)
+    assert main(["bot", "--sync"]) == 0
+    assert not bot_env.exists()
+    assert not bot_env.parent.exists()
+
+
+def test_sync_ignores_the_sandbox_variables(
+    bot_env: Path, offline_discord: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TUTOR_SANDBOX_WALL_S", "-1")  # only the worker reads it
+    assert main(["bot", "--sync"]) == 0

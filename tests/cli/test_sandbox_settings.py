@@ -1,0 +1,58 @@
+"""Every command that reads ``TUTOR_SANDBOX_*`` stops on a bad value: one line, exit 2."""
+
+from __future__ import annotations
+
+import io
+import logging
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from tests.conftest import CONTENT
+
+PROBLEM = "TUTOR_SANDBOX_WALL_S: Input should be greater than 0 (got '-1')"
+
+
+@pytest.fixture
+def bad_wall(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A bad TUTOR_SANDBOX_WALL_S, a token, and no .env or database in the way."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TUTOR_SANDBOX_WALL_S", "-1")
+    monkeypatch.setenv("TUTOR_DISCORD_TOKEN", "not-a-real-token")
+    monkeypatch.setenv("TUTOR_DATABASE_PATH", str(tmp_path / "tutor.db"))
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", str(CONTENT))
+    monkeypatch.delenv("TUTOR_SANDBOX_ADDRESS", raising=False)
+    snippet = tmp_path / "ok.py"
+    snippet.write_text("print(1)\n")
+    return snippet
+
+
+@pytest.mark.parametrize(
+    ("prog", "args"),
+    [
+        ("tutor sandbox", ["sandbox", "run", "{snippet}"]),
+        ("tutor sandbox", ["sandbox", "serve"]),
+        ("tutor play", ["play", "--script"]),
+        ("tutor content verify", ["content", "verify", str(CONTENT)]),
+        ("tutor bot", ["bot"]),
+        ("tutor health", ["health", "--check", "sandbox"]),
+    ],
+)
+def test_a_bad_sandbox_variable_stops_the_command_naming_it(
+    bad_wall: Path, capsys: pytest.CaptureFixture[str], prog: str, args: list[str]
+) -> None:
+    argv = [a.replace("{snippet}", str(bad_wall)) for a in args]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"{prog}: {PROBLEM}\n"
+    assert captured.out == ""
+
+
+def test_play_without_a_sandbox_does_not_read_the_sandbox_variables(
+    bad_wall: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    monkeypatch.setattr(logging.root, "handlers", [])  # play's basicConfig: not past this test
+    assert main(["play", "--script", "--sandbox", "off"]) == 0
+    assert "TUTOR_SANDBOX_WALL_S" not in capsys.readouterr().err
