@@ -511,6 +511,8 @@ def scope(stream: TokenStream) -> Negation:
     cover = result.cover
     if not _RETRACTED_ANCHORS.keys().isdisjoint(stream.vocab) and "i" in stream.vocab:
         _retracted(stream, result)
+    if "only" in stream.vocab and not _ONLY_IF.isdisjoint(stream.vocab):
+        _necessary_condition(stream, result)
     triggers = _TRIGGERS
     if triggers.isdisjoint(stream.vocab):
         return result
@@ -638,6 +640,32 @@ _RETRACTED_ANCHORS: Final = {
 }
 """Each :data:`RETRACTED` opening by a word it has (and where): answers without one of these
 words skip the search, and the others are searched from each occurrence."""
+
+
+_ONLY_IF: Final = frozenset({"if", "when"})
+
+
+def _necessary_condition(stream: TokenStream, result: Negation) -> None:
+    """Mark the clause before a mid-clause "only if" / "only when" as conditional.
+
+    "y keeps its gradient only if you call y.retain_grad()" states a necessary condition,
+    not that y keeps its gradient: like an ``if`` clause, it credits a concept but states
+    no misconception (a tester typed TF9's own answer key and was told it believed every
+    tensor keeps its gradient). The clause is walked back to its start (punctuation, a
+    sentence start, or and/but/so/because...), at most :data:`CLAUSAL_WINDOW` tokens.
+    """
+    surf, sent = stream.surf, stream.sent
+    for i in range(1, len(surf) - 1):
+        if surf[i] != "only" or surf[i + 1] not in _ONLY_IF or sent[i + 1] != sent[i]:
+            continue
+        if _clause_start(stream, i):
+            continue  # "Only if you call it ..." opens its own conditional clause
+        j = i - 1
+        while j >= 0 and i - j <= CLAUSAL_WINDOW:
+            result.conditional.add(j)
+            if _clause_start(stream, j):
+                break
+            j -= 1
 
 
 def _retracted(stream: TokenStream, result: Negation) -> None:
