@@ -252,6 +252,8 @@ def is_keyword_stuffing(
     if words < STUFFING_MIN_WORDS or OP in kinds:
         return False  # too short, or an operator: a statement ("x.grad = 8")
     surf = stream.surf[start:] if start else stream.surf
+    if all(k == NUM or w == "tensor" for w, k in zip(surf, kinds, strict=True)):
+        return False  # a printed value ("tensor([0.5, 0., 0.5])") states the output
     function_words = _LIST_FUNCTION_WORDS
     function = sum(1 for w in surf if w in function_words)
     limit = STUFFING_MAX_FUNCTION_SHARE * words
