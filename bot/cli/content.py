@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bot.content.loader import ContentErrors, load_bank, schema_json
+from bot.content.loader import Bank, ContentErrors, load_bank, schema_json
+from bot.content.models import Item
 from bot.content.verify import SandboxRunner, SubprocessRunner, VerifyResult, verify_items
 from bot.grading import Grader
 from bot.grading.evaluation import EvalReport, MarkedFileError, evaluate, load_marked
@@ -16,6 +18,34 @@ from sandbox.errors import SandboxError, SandboxStartFailed
 
 DEFAULT_CONTENT = Path("content")
 SCHEMA_PATH = DEFAULT_CONTENT / "schema.json"
+
+
+def load_bank_or_report(paths: Iterable[Path]) -> Bank | None:
+    """Load the packs at ``paths``, or print every problem to stderr and return None.
+
+    Each problem is one ``file:line:col: ITEM.field: message`` line, so a command can exit 1
+    without a traceback.
+    """
+    try:
+        return load_bank(paths)
+    except ContentErrors as exc:
+        for err in exc.errors:
+            print(err, file=sys.stderr)
+        return None
+
+
+def select_items(bank: Bank, ids: Sequence[str]) -> list[Item] | None:
+    """The items of ``bank`` named by ``ids`` (all of them when ``ids`` is empty), in bank order.
+
+    Returns None after printing ``unknown item id(s): ...`` to stderr when an id is not in
+    the bank.
+    """
+    items = [item for item in bank if not ids or item.id in ids]
+    unknown = set(ids) - {item.id for item in items}
+    if unknown:
+        print(f"unknown item id(s): {', '.join(sorted(unknown))}", file=sys.stderr)
+        return None
+    return items
 
 
 def register(sub: Any) -> None:
@@ -111,16 +141,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     local sandbox that did not start (with its last log lines); 2 on an unknown item id
     or, with ``--runner sandbox``, a bad ``TUTOR_SANDBOX_*`` value (one line each).
     """
-    try:
-        bank = load_bank(args.paths)
-    except ContentErrors as exc:
-        for err in exc.errors:
-            print(err, file=sys.stderr)
+    bank = load_bank_or_report(args.paths)
+    if bank is None:
         return 1
-    items = [item for item in bank if not args.item or item.id in args.item]
-    unknown = set(args.item) - {item.id for item in items}
-    if unknown:
-        print(f"unknown item id(s): {', '.join(sorted(unknown))}", file=sys.stderr)
+    items = select_items(bank, args.item)
+    if items is None:
         return 2
     if args.runner == "sandbox":
         from bot.cli.sandbox import bad_sandbox_settings
@@ -208,16 +233,11 @@ def print_sample_report(report: SampleReport, quiet: bool = False) -> None:
 
 def cmd_test(args: argparse.Namespace) -> int:
     """Grade every item's samples; exit 1 below the accuracy gate or on incorrect-as-correct."""
-    try:
-        bank = load_bank(args.paths)
-    except ContentErrors as exc:
-        for err in exc.errors:
-            print(err, file=sys.stderr)
+    bank = load_bank_or_report(args.paths)
+    if bank is None:
         return 1
-    items = [item for item in bank if not args.item or item.id in args.item]
-    unknown = set(args.item) - {item.id for item in items}
-    if unknown:
-        print(f"unknown item id(s): {', '.join(sorted(unknown))}", file=sys.stderr)
+    items = select_items(bank, args.item)
+    if items is None:
         return 2
     report = evaluate_samples(items)
     print_sample_report(report, quiet=args.quiet)
@@ -257,11 +277,8 @@ def print_eval_report(report: EvalReport, numbers_only: bool = False) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Grade a marked JSONL file and print how the grader fared; exit 1 below the targets."""
-    try:
-        bank = load_bank(args.content or [DEFAULT_CONTENT])
-    except ContentErrors as exc:
-        for err in exc.errors:
-            print(err, file=sys.stderr)
+    bank = load_bank_or_report(args.content or [DEFAULT_CONTENT])
+    if bank is None:
         return 1
     try:
         answers = load_marked(args.file)

@@ -34,15 +34,13 @@ from typing import Any, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bot.content.loader import ContentErrors, load_bank
+from bot.cli.content import DEFAULT_CONTENT, load_bank_or_report
 from bot.grading import AnswerTooLong, Grader, GradingError, UnknownItem, render_feedback
 from bot.grading.models import (
     MAX_ANSWER_CHARS,
     GradeResult,
     replace_lone_surrogates,
 )
-
-DEFAULT_CONTENT = Path("content")
 
 
 class GradeRequest(BaseModel):
@@ -184,11 +182,8 @@ def grade_lines(grader: Grader, lines: TextIO, out: TextIO) -> int:
 
 def cmd_grade(args: argparse.Namespace) -> int:
     """Grade JSON lines from stdin, or one answer given on the command line."""
-    try:
-        bank = load_bank(args.content or [DEFAULT_CONTENT])
-    except ContentErrors as exc:
-        for err in exc.errors:
-            print(err, file=sys.stderr)
+    bank = load_bank_or_report(args.content or [DEFAULT_CONTENT])
+    if bank is None:
         return 1
     grader = Grader(bank)
     if args.jsonl:

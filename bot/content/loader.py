@@ -15,6 +15,7 @@ as ``file:line:col`` errors instead of a ``RecursionError`` or an exhausted memo
 from __future__ import annotations
 
 import hashlib
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -234,36 +235,31 @@ def _where(loc: Loc, data: Any) -> str:
     return ".".join(parts)
 
 
+_MESSAGES: dict[str, str] = {
+    "missing": "missing required field",
+    "extra_forbidden": "unknown key (not part of the schema; check the spelling)",
+    "greater_than": "must be > {gt}",
+    "greater_than_equal": "must be >= {ge}",
+    "less_than": "must be < {lt}",
+    "less_than_equal": "must be <= {le}",
+    "too_short": "needs at least {min_length} entries",
+    "too_long": "has too many entries (at most {max_length})",
+    "string_too_short": "must not be empty",
+    "string_too_long": "is too long (at most {max_length} characters)",
+    "string_pattern_mismatch": "does not match the required pattern {pattern}",
+    "enum": "must be one of {expected}",
+    "literal_error": "must be {expected}",
+}
+"""Author-facing sentences per pydantic error type; ``{name}`` is filled from the error's ctx."""
+
+
 def _message(err: Any) -> str:
     """Turn one pydantic error dict into a short sentence an author can act on."""
     kind = err["type"]
     ctx = err.get("ctx") or {}
-    if kind == "missing":
-        return "missing required field"
-    if kind == "extra_forbidden":
-        return "unknown key (not part of the schema; check the spelling)"
-    if kind == "greater_than":
-        return f"must be > {ctx.get('gt')}"
-    if kind == "greater_than_equal":
-        return f"must be >= {ctx.get('ge')}"
-    if kind == "less_than":
-        return f"must be < {ctx.get('lt')}"
-    if kind == "less_than_equal":
-        return f"must be <= {ctx.get('le')}"
-    if kind == "too_short":
-        return f"needs at least {ctx.get('min_length')} entries"
-    if kind == "too_long":
-        return f"has too many entries (at most {ctx.get('max_length')})"
-    if kind == "string_too_short":
-        return "must not be empty"
-    if kind == "string_too_long":
-        return f"is too long (at most {ctx.get('max_length')} characters)"
-    if kind == "string_pattern_mismatch":
-        return f"does not match the required pattern {ctx.get('pattern')}"
-    if kind == "enum":
-        return f"must be one of {ctx.get('expected')}"
-    if kind == "literal_error":
-        return f"must be {ctx.get('expected')}"
+    template = _MESSAGES.get(kind)
+    if template is not None:
+        return template.format_map(defaultdict(lambda: "None", ctx))
     msg = str(err["msg"])
     if kind in {"string_type", "int_type", "float_type", "bool_type", "list_type", "dict_type"}:
         return msg.replace("Input should be", "must be")

@@ -333,7 +333,8 @@ def assess(
     Args:
         true_false: the item is a true/false item.
         verdict_correct: the verdict graded matches the key (None: no verdict, or not a
-            true/false item).
+            true/false item). A true/false answer with no verdict (no button, none in the
+            text) is partial at best: every examiner marked such answers down.
         verdict_conflict: the button and the text state different verdicts.
         concepts: every concept's outcome, in rubric order.
         misconceptions: the misconceptions found.
@@ -414,6 +415,8 @@ def assess(
         and not hedge
         and not aside
         and verdict_correct is not False
+        # A true/false answer that never says true or false has not answered: partial at best.
+        and not (true_false and verdict_correct is None)
     ):
         label = Label.CORRECT
     elif verdict_correct or credited or gestured:

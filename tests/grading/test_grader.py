@@ -76,6 +76,16 @@ def test_no_verdict_anywhere_is_none(grader: Grader) -> None:
     assert (result.verdict, result.verdict_source, result.verdict_correct) == (None, "none", None)
 
 
+def test_a_full_reason_without_any_verdict_is_partial_and_asks_for_one(grader: Grader) -> None:
+    reason = "each backward adds into x.grad, so the second call sums both gradients"
+    with_verdict = grade_text(grader, "TF3", reason, verdict=False)
+    without = grade_text(grader, "TF3", reason)
+    assert with_verdict.label is Label.CORRECT
+    assert without.label is Label.PARTIAL
+    assert without.feedback.verdict is not None
+    assert "true or false" in without.feedback.verdict
+
+
 def test_other_kinds_ignore_the_button(grader: Grader) -> None:
     result = grade_text(grader, "SE2", "it errors, the graph was freed", verdict=True)
     assert result.verdict is None
