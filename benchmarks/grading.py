@@ -8,7 +8,8 @@ negation scoper and the number checker all do real work. The run prints, side by
 the full grade in wall time and in CPU time (on a shared machine the wall-clock tail is the
 scheduler's, not ours), the CPU share of each stage (normalise, segment, negation), a cold
 start (fresh caches, unseen words), the examiner's dev answers as written (short, real),
-and the ratio of each measure to its target.
+and the ratio of each measure to its target. It says which engine ran: pure Python, or the
+optional mypyc build when run from ``build/compiled`` (``scripts/build-compiled-grader``).
 
 Usage (from the repository root)::
 
@@ -28,6 +29,7 @@ from pathlib import Path
 
 from bot.content.loader import load_bank
 from bot.grading import Grader, Response
+from bot.grading import grader as grader_module
 from bot.grading.evaluation import load_marked
 from bot.grading.negation import scope
 from bot.grading.normalize import normalize
@@ -138,7 +140,9 @@ def main(argv: list[str] | None = None) -> None:
     ]
     cold = timed(cold_grader.grade, unseen, wall)
 
-    print(f"{len(full)} answers of {ANSWER_CHARS} characters, {len(bank)} items")
+    compiled = not grader_module.__file__.endswith(".py")  # scripts/build-compiled-grader
+    engine = "compiled (mypyc)" if compiled else "pure Python"
+    print(f"{len(full)} answers of {ANSWER_CHARS} characters, {len(bank)} items; {engine}")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (wall time includes")
     print("time this process waited for a CPU; CPU time does not)")
     print(f"{'':<32}{'answers':>11} {'p50':>11} {'p99':>11}")

@@ -97,8 +97,14 @@ def build_feedback(
     restated: bool = False,
     redirected: bool = False,
     dismissive: bool = False,
+    label: Label | None = None,
 ) -> Feedback:
     """Choose the feedback parts for one graded answer.
+
+    A correct answer gets no concept nudges (its key points are all there; asking about an
+    optional extra read as a question about what the learner had just said), and any other
+    answer at most :data:`MAX_CONCEPT_NUDGES`, key concepts first: a fresh-eyes tester found
+    six near-duplicate questions under one wrong answer.
 
     Args:
         item: the item graded (its rubric supplies every sentence).
@@ -124,6 +130,7 @@ def build_feedback(
         redirected: the answer names another cause than the key reason; its contradicted
             key concepts are worded as "the cause you named is not the key one".
         dismissive: the answer reduces the rule to speed or style; a correction says so.
+        label: the label graded (None: unknown, nudges capped as for a non-correct answer).
 
     Returns:
         The parts, as plain author text (unescaped; :func:`render_feedback` escapes).
@@ -162,10 +169,22 @@ def build_feedback(
         missing=[GESTURE_NUDGE] * gesture
         + [HEDGE_NUDGE] * hedged
         + [ASIDE_NUDGE] * aside
-        + [concepts[c].nudge for c in missing],
+        + _concept_nudges([concepts[c].nudge for c in missing], label),
         corrections=corrections,
         verdict=sentence,
     )
+
+
+MAX_CONCEPT_NUDGES: Final = 2
+"""At most this many "what is missing" questions under one answer (key concepts first)."""
+
+
+def _concept_nudges(nudges: list[str], label: Label | None) -> list[str]:
+    """The concept nudges worth showing: none for a correct answer, else the first
+    :data:`MAX_CONCEPT_NUDGES` distinct ones."""
+    if label is Label.CORRECT:
+        return []
+    return list(dict.fromkeys(nudges))[:MAX_CONCEPT_NUDGES]
 
 
 _HEADLINE: Final = {

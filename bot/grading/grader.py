@@ -328,6 +328,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         yes_no=compiled.yes_no if agrees is False and not true_false else None,
         gesture=gesture,
         hedged=hedge and assessment.label is not Label.INCORRECT,
+        label=assessment.label,
         aside=side,
         restated=restatement,
         redirected=redirect,

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 from bisect import bisect_left, bisect_right
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import compress
@@ -278,6 +279,11 @@ class Compiler:
         self.cache: dict[tuple[int, str], tuple[tuple[int, int], ...]] = {}
         self.word_cache: dict[str, tuple[tuple[int, int], ...]] = {}
         """The same lookups for word tokens, keyed by the word alone (the hot path)."""
+        self.other_cache: dict[str, tuple[tuple[int, int], ...]] = {}
+        """The same for code, number and operator tokens, keyed by their text alone: the
+        texts of these kinds never coincide (code has a letter or ``_``, a number starts
+        with a digit, ``-`` or ``.``, an operator has neither), unlike a code token and a
+        word (``backward()`` and ``backward``)."""
         self._nodes: dict[CTerm | CPhrase, CTerm | CPhrase] = {}
 
     # ---- compilation -----------------------------------------------------------------
@@ -421,9 +427,12 @@ class Compiler:
         if len(self.cache) >= LEXICON_CACHE_LIMIT:
             self.cache.clear()
             self.word_cache.clear()
+            self.other_cache.clear()
         self.cache[key] = out
         if kind == WORD:
             self.word_cache[surf] = out
+        else:
+            self.other_cache[surf] = out
         return out
 
     def _compute(self, kind: int, surf: str) -> list[tuple[int, int]]:
@@ -577,23 +586,19 @@ class Matcher:
         # the other kinds (WORD is 0, so compress() yields exactly them) by (kind, text),
         # because a code token such as backward() has the same text as the word "backward".
         hits: list[tuple[tuple[int, int], ...] | None] = list(map(compiler.word_cache.get, surf))
-        lookup = compiler.lookup
+        other = compiler.other_cache.get
         for i in compress(range(n), kinds):
-            hits[i] = lookup(kinds[i], surf[i])
-        if None in hits:  # words this item has not seen yet
+            hits[i] = other(surf[i])
+        if None in hits:  # tokens this item has not seen yet
+            lookup = compiler.lookup
             for i, got in enumerate(hits):
                 if got is None:
-                    hits[i] = lookup(WORD, surf[i])
-        positions: dict[int, list[Span]] = {}
+                    hits[i] = lookup(kinds[i], surf[i])
+        positions: defaultdict[int, list[Span]] = defaultdict(list)
         plain = _one_token_spans(n)
         for i in compress(range(n), hits):
             for aid, flags in hits[i] or ():
-                span = (i, i, flags, (i,)) if flags else plain[i]
-                found = positions.get(aid)
-                if found is None:
-                    positions[aid] = [span]
-                else:
-                    found.append(span)
+                positions[aid].append((i, i, flags, (i,)) if flags else plain[i])
         self.positions = positions
         """atom id -> the one-token spans where it matched, in text order."""
         self._present = positions.keys()

@@ -347,6 +347,21 @@ _PAIRS: Final = {
     )
 }
 _ANY_PAIR: Final = frozenset(key for index in _PAIRS.values() for key in index)
+_PSEUDO_PAIRS: Final = _PAIRS["pseudo"]
+_POST_PAIRS: Final = _PAIRS["post"]
+_ABSENCE_PAIRS: Final = _PAIRS["absence"]
+_CLAUSAL_PAIRS: Final = _PAIRS["clausal"]
+_PHRASE_PAIRS: Final = _PAIRS["phrase"]
+
+_PAIR_ONLY: Final = frozenset(first for first, _ in _ANY_PAIR) - (
+    SINGLE_CUES
+    | CONDITIONALS
+    | HEDGES
+    | {"without", "none", "null", "nah", "nope", "no", "not", "from", "nothing"}
+)
+"""Trigger words that act only as the first word of a cue phrase (``is`` of "is a myth",
+``in`` of "in place of", ``or`` of "or not"): one not followed by its phrase's second word
+does nothing, so it is skipped before any other test."""
 
 
 def _first(
@@ -373,36 +388,6 @@ def _clause_start(stream: TokenStream, i: int) -> bool:
     )
 
 
-def _ends_scope(stream: TokenStream, j: int, first: int, content: bool, clausal: bool) -> bool:
-    """Whether token ``j`` is past the end of a scope that began at ``first``."""
-    surf = stream.surf
-    if stream.sent[j] != stream.sent[first] or stream.brk[j]:
-        return True
-    word = surf[j]
-    if stream.kind[j] != WORD:
-        # an arrow separates steps: "inputs don't require grad -> output doesn't -> error"
-        return word in ARROWS
-    if word in TERMINATORS:
-        return True
-    if content and word in SUBJECTS:
-        return True
-    if content and not clausal and (word in DETERMINERS or word == "no"):
-        # "no" as a determiner starts a new phrase: "without backward | no graph is built"
-        return True
-    if word == "and" and j + 1 < len(surf) and stream.sent[j + 1] == stream.sent[j]:
-        nxt = surf[j + 1]
-        if nxt in SUBJECTS or nxt in TERMINATORS or nxt in ("just", "also", "actually"):
-            return True
-        if (
-            len(nxt) > 3
-            and nxt not in FUNCTION_WORDS
-            and (nxt.endswith("s") or nxt.endswith("ed"))
-            and not nxt.endswith("ss")
-        ):
-            return True
-    return False
-
-
 def _forward(
     stream: TokenStream,
     start: int,
@@ -410,7 +395,7 @@ def _forward(
     clausal: bool,
     stop_at_cue: bool,
     phrase_only: bool = False,
-) -> list[int]:
+) -> range:
     """Token indices covered by a scope that starts at ``start``, right after its cue.
 
     The scope stays in the cue's sentence: a cue that ends a sentence ("Not true.") covers
@@ -419,29 +404,68 @@ def _forward(
     ``phrase_only`` (the cue ``without``, which negates a noun phrase) the scope ends at
     the first function word after a content word: "backward without args | only works
     for one element".
+
+    The scope ends before the first token that is past its end: in another sentence or
+    after a clause break; an arrow ("inputs don't require grad -> output doesn't ->
+    error"); a terminator (``but``, ``because``...); once a content word is in, a subject
+    pronoun, or (not ``clausal``) a determiner or ``no`` ("without backward | no graph is
+    built"); an ``and`` before a new clause (a subject, a terminator, ``just``/``also``/
+    ``actually``, or a verb-like word ending in ``s``/``ed``); with ``stop_at_cue``, a
+    following cue, which starts its own scope.
     """
-    out: list[int] = []
-    content = False
-    j = start
-    n = len(stream)
+    surf, sent, brk, kind = stream.surf, stream.sent, stream.brk, stream.kind
+    n = len(surf)
     cue = start - 1 if start else start  # the cue's last token
-    if start < n and stream.sent[start] != stream.sent[cue]:
-        return out
-    while j < n and len(out) < window:
-        word = stream.surf[j]
-        if not (
-            stop_at_cue and j == start and word in _REASONS and stream.kind[j] == WORD
-        ) and _ends_scope(stream, j, cue, content, clausal):
+    cue_sentence = sent[cue] if n else 0
+    j = start
+    end = min(n, start + window)
+    content = False
+    while j < end:
+        if sent[j] != cue_sentence:
             break
-        if stop_at_cue and j > start and stream.kind[j] == WORD and word in SINGLE_CUES:
-            break
-        if phrase_only and content and word in FUNCTION_WORDS:
-            break
-        out.append(j)
-        if word not in FUNCTION_WORDS:
+        word = surf[j]
+        if kind[j] != WORD:
+            if brk[j] or word in ARROWS:
+                break
+        else:
+            if not (stop_at_cue and j == start and word in _REASONS):
+                if (
+                    brk[j]
+                    or word in TERMINATORS
+                    or (content and (word in SUBJECTS or (not clausal and word in _NEW_PHRASE)))
+                ):
+                    break
+                if word == "and" and j + 1 < n and sent[j + 1] == sent[j]:
+                    nxt = surf[j + 1]
+                    if nxt in _NEW_CLAUSE or (
+                        len(nxt) > 3
+                        and nxt not in FUNCTION_WORDS
+                        and (nxt.endswith("s") or nxt.endswith("ed"))
+                        and not nxt.endswith("ss")
+                    ):
+                        break
+            if stop_at_cue and j > start and word in SINGLE_CUES:
+                break
+            if word not in FUNCTION_WORDS:
+                content = True
+            elif phrase_only and content:
+                break
+            j += 1
+            continue
+        if word in FUNCTION_WORDS:  # code such as do() spells a function word
+            if phrase_only and content:
+                break
+        else:
             content = True
         j += 1
-    return out
+    return range(start, j)
+
+
+_NEW_PHRASE: Final = DETERMINERS | {"no"}
+"""Words that start a new phrase once a scope has taken a content word."""
+
+_NEW_CLAUSE: Final = SUBJECTS | TERMINATORS | {"just", "also", "actually"}
+"""Words after ``and`` that start a new clause ("does not overwrite and it adds")."""
 
 
 _REASONS: Final = frozenset({"because", "since", "cause", "cuz"})
@@ -487,16 +511,24 @@ def scope(stream: TokenStream) -> Negation:
     cover = result.cover
     if not _RETRACTED_ANCHORS.keys().isdisjoint(stream.vocab) and "i" in stream.vocab:
         _retracted(stream, result)
+    if "only" in stream.vocab and not _ONLY_IF.isdisjoint(stream.vocab):
+        _necessary_condition(stream, result)
     triggers = _TRIGGERS
     if triggers.isdisjoint(stream.vocab):
         return result
     candidates = list(compress(range(n), map(triggers.__contains__, surf)))
+    any_pair = _ANY_PAIR
     i = 0
     for at in candidates:
         if at < i:
             continue  # consumed by an earlier cue phrase
         i = at
         word = surf[i]
+        pair: tuple[str, str] | None = (word, surf[i + 1]) if i + 1 < n else None
+        if pair is not None and pair not in any_pair:
+            pair = None
+        if pair is None and word in _PAIR_ONLY:
+            continue  # "is", "in", "as"...: they only start a cue phrase
         if kind[i] != WORD and word not in ("=", "=="):
             continue
         if word in HEDGES:
@@ -517,24 +549,21 @@ def scope(stream: TokenStream) -> Negation:
                     cover.setdefault(t, []).append(i - 1)
                 i += len(dismissal) - 1
                 continue
-        pair = (word, surf[i + 1]) if i + 1 < n else None
-        if pair is not None and pair not in _ANY_PAIR:
-            pair = None
-        pseudo = _first(_PAIRS["pseudo"], pair, surf, sent, i)
-        if pseudo is not None:
-            if pseudo[1] in ("sure", "certain", "idea"):
-                result.hedged = True
-            i += len(pseudo)
-            continue
-        if word in ("not",) and i + 2 < n and surf[i + 1] in _ONLY and surf[i + 2] in _AUX:
+        if pair is not None:
+            pseudo = _first(_PSEUDO_PAIRS, pair, surf, sent, i)
+            if pseudo is not None:
+                if pseudo[1] in ("sure", "certain", "idea"):
+                    result.hedged = True
+                i += len(pseudo)
+                continue
+        if word == "not" and i + 2 < n and surf[i + 1] in _ONLY and surf[i + 2] in _AUX:
             i += 2  # "not only does it add..." is emphasis, not negation
             continue
         if word in ("no", "nope", "nah") and is_interjection(stream, i):
             i += 1
             continue
         if word in CONDITIONALS or (word == "without" and _clause_start(stream, i)):
-            for t in _forward(stream, i + 1, CLAUSAL_WINDOW, False, False):
-                result.conditional.add(t)
+            result.conditional.update(_forward(stream, i + 1, CLAUSAL_WINDOW, False, False))
             if word in CONDITIONALS:
                 i += 1
                 continue
@@ -554,36 +583,41 @@ def scope(stream: TokenStream) -> Negation:
             cover.setdefault(i - 1, []).append(i)
             i += 1
             continue
-        post = None
+        cue = None
         if pair is not None:
-            post = next((p for p in _PAIRS["post"].get(pair, ()) if _post_at(stream, i, p)), None)
-        absence = _first(_PAIRS["absence"], pair, surf, sent, i)
-        post = post or absence
-        if post is not None:
-            covered = _backward(stream, i, absence=absence is not None)
-            needs_meta = absence is None and post[-1] in ("false", "untrue", "wrong", "incorrect")
-            if covered and (not needs_meta or any(surf[t] in _META for t in covered)):
-                for t in range(i, i + len(post)):
+            post = next((p for p in _POST_PAIRS.get(pair, ()) if _post_at(stream, i, p)), None)
+            absence = _first(_ABSENCE_PAIRS, pair, surf, sent, i)
+            post = post or absence
+            if post is not None:
+                covered = _backward(stream, i, absence=absence is not None)
+                needs_meta = absence is None and post[-1] in (
+                    "false",
+                    "untrue",
+                    "wrong",
+                    "incorrect",
+                )
+                if covered and (not needs_meta or any(surf[t] in _META for t in covered)):
+                    for t in range(i, i + len(post)):
+                        result.cue_start[t] = i
+                    for t in covered:
+                        cover.setdefault(t, []).append(i)
+                    i += len(post)
+                    continue
+            clausal = _first(_CLAUSAL_PAIRS, pair, surf, sent, i)
+            if clausal is not None:
+                after = i + len(clausal)
+                covered_after = _forward(stream, after, CLAUSAL_WINDOW, True, False)
+                for t in range(i, after):
                     result.cue_start[t] = i
-                for t in covered:
-                    cover.setdefault(t, []).append(i)
-                i += len(post)
+                if covered_after:
+                    for t in covered_after:
+                        cover.setdefault(t, []).append(i)
+                elif clausal in (("not", "true"), ("not", "the", "case")):
+                    for t in _backward(stream, i):
+                        cover.setdefault(t, []).append(i)
+                i = after
                 continue
-        clausal = _first(_PAIRS["clausal"], pair, surf, sent, i)
-        if clausal is not None:
-            after = i + len(clausal)
-            covered = _forward(stream, after, CLAUSAL_WINDOW, True, False)
-            for t in range(i, after):
-                result.cue_start[t] = i
-            if covered:
-                for t in covered:
-                    cover.setdefault(t, []).append(i)
-            elif clausal in (("not", "true"), ("not", "the", "case")):
-                for t in _backward(stream, i):
-                    cover.setdefault(t, []).append(i)
-            i = after
-            continue
-        cue = _first(_PAIRS["phrase"], pair, surf, sent, i)
+            cue = _first(_PHRASE_PAIRS, pair, surf, sent, i)
         length = len(cue) if cue is not None else (1 if word in SINGLE_CUES else 0)
         if length:
             after = i + length
@@ -606,6 +640,32 @@ _RETRACTED_ANCHORS: Final = {
 }
 """Each :data:`RETRACTED` opening by a word it has (and where): answers without one of these
 words skip the search, and the others are searched from each occurrence."""
+
+
+_ONLY_IF: Final = frozenset({"if", "when"})
+
+
+def _necessary_condition(stream: TokenStream, result: Negation) -> None:
+    """Mark the clause before a mid-clause "only if" / "only when" as conditional.
+
+    "y keeps its gradient only if you call y.retain_grad()" states a necessary condition,
+    not that y keeps its gradient: like an ``if`` clause, it credits a concept but states
+    no misconception (a tester typed TF9's own answer key and was told it believed every
+    tensor keeps its gradient). The clause is walked back to its start (punctuation, a
+    sentence start, or and/but/so/because...), at most :data:`CLAUSAL_WINDOW` tokens.
+    """
+    surf, sent = stream.surf, stream.sent
+    for i in range(1, len(surf) - 1):
+        if surf[i] != "only" or surf[i + 1] not in _ONLY_IF or sent[i + 1] != sent[i]:
+            continue
+        if _clause_start(stream, i):
+            continue  # "Only if you call it ..." opens its own conditional clause
+        j = i - 1
+        while j >= 0 and i - j <= CLAUSAL_WINDOW:
+            result.conditional.add(j)
+            if _clause_start(stream, j):
+                break
+            j -= 1
 
 
 def _retracted(stream: TokenStream, result: Negation) -> None:

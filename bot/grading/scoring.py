@@ -252,6 +252,8 @@ def is_keyword_stuffing(
     if words < STUFFING_MIN_WORDS or OP in kinds:
         return False  # too short, or an operator: a statement ("x.grad = 8")
     surf = stream.surf[start:] if start else stream.surf
+    if all(k == NUM or w == "tensor" for w, k in zip(surf, kinds, strict=True)):
+        return False  # a printed value ("tensor([0.5, 0., 0.5])") states the output
     function_words = _LIST_FUNCTION_WORDS
     function = sum(1 for w in surf if w in function_words)
     limit = STUFFING_MAX_FUNCTION_SHARE * words
@@ -301,14 +303,14 @@ def _key_units(concepts: list[ConceptOutcome]) -> list[tuple[float, bool]]:
 def _credit(concepts: list[ConceptOutcome], units: list[tuple[float, bool]]) -> float:
     """Reasoning credit in [0, 1]: the key units carry 75% when there are any."""
     if not units:
-        total = sum(c.weight for c in concepts)
-        return sum(c.weight for c in concepts if c.status == "hit") / total if total else 0.0
+        total = sum((c.weight for c in concepts), 0.0)
+        return sum((c.weight for c in concepts if c.status == "hit"), 0.0) / total if total else 0.0
     others = [c for c in concepts if not c.required and c.group is None]
-    key_part = sum(w for w, hit in units if hit) / sum(w for w, _ in units)
-    other_total = sum(c.weight for c in others)
+    key_part = sum((w for w, hit in units if hit), 0.0) / sum((w for w, _ in units), 0.0)
+    other_total = sum((c.weight for c in others), 0.0)
     if not other_total:
         return key_part
-    other_hit = sum(c.weight for c in others if c.status == "hit")
+    other_hit = sum((c.weight for c in others if c.status == "hit"), 0.0)
     return KEY_SHARE * key_part + (1 - KEY_SHARE) * other_hit / other_total
 
 

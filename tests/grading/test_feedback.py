@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from bot.content.loader import Bank
-from bot.content.models import Item
+from bot.content.models import Item, Label
 from bot.grading import Grader, render_feedback
-from bot.grading.feedback import STUFFING_CORRECTION, escape_markdown
+from bot.grading.feedback import (
+    MAX_CONCEPT_NUDGES,
+    STUFFING_CORRECTION,
+    build_feedback,
+    escape_markdown,
+)
 from tests.grading.conftest import grade
 
 
@@ -75,3 +80,43 @@ def test_the_plain_flavour_has_the_same_words_without_markdown(grader: Grader, p
     plain = render_feedback(result, tf5, flavour="plain")
     assert "\\_" in discord  # the precondition: this feedback has escapes on Discord
     assert plain == discord.replace("**", "").replace("\\", "")
+
+
+def test_a_correct_answer_gets_no_questions_about_optional_extras(
+    grader: Grader, tf3: Item
+) -> None:
+    result = grade(grader, "TF3", "grads accumulate: backward adds into .grad", verdict=False)
+    assert result.label.value == "correct"
+    assert result.concepts_missing  # an optional concept was left out...
+    assert result.feedback.missing == []  # ...and nobody is quizzed about it
+
+
+def test_a_wrong_answer_gets_at_most_two_concept_questions(tf3: Item) -> None:
+    many = tf3.model_copy(
+        update={
+            "rubric": tf3.rubric.model_copy(
+                update={
+                    "concepts": [
+                        c.model_copy(update={"id": f"{c.id}-{n}", "nudge": f"{c.nudge} ({n})"})
+                        for n in range(3)
+                        for c in tf3.rubric.concepts
+                    ],
+                    "required": [],
+                }
+            )
+        }
+    )
+    feedback = build_feedback(
+        many,
+        verdict=True,
+        verdict_source="button",
+        verdict_conflict=False,
+        text_verdict=None,
+        hit=[],
+        missing=[c.id for c in many.rubric.concepts],
+        contradicted=[],
+        misconceptions=[],
+        stuffing=False,
+        label=Label.INCORRECT,
+    )
+    assert feedback.missing == [c.nudge for c in many.rubric.concepts[:MAX_CONCEPT_NUDGES]]

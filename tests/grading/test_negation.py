@@ -122,6 +122,16 @@ def test_an_if_clause_is_conditional() -> None:
     assert {"zero", "them"} <= conditional_words("if you don't zero them, they pile up")
 
 
+def test_the_clause_before_only_if_states_a_condition_not_a_claim() -> None:
+    words = conditional_words("Only leaves keep it; y keeps its gradient only if you call it")
+    assert {"y", "keeps", "gradient"} <= words
+    assert "leaves" not in words  # the clause before the semicolon is still a claim
+
+
+def test_a_clause_opening_with_only_if_leaves_the_main_clause_a_claim() -> None:
+    assert "pile" not in conditional_words("only if you skip zero_grad, they pile up")
+
+
 @pytest.mark.parametrize(
     ("text", "mentioned", "claimed"),
     [

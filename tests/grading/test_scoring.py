@@ -211,6 +211,12 @@ def test_a_stated_value_is_not_a_keyword_list() -> None:
     assert not is_keyword_stuffing(stream, 0, set, domain_stems())
 
 
+@pytest.mark.parametrize("text", ["tensor([0.5, 0., 0.5])", "0.5 0 0.5 0"])
+def test_a_printed_tensor_is_a_value_not_a_keyword_list(text: str) -> None:
+    stream = segment(normalize(text))
+    assert not is_keyword_stuffing(stream, 0, set, domain_stems())
+
+
 @pytest.mark.parametrize(
     "text", ["returns 27; x.grad None", "integer dtype; requires_grad needs float"]
 )
