@@ -79,7 +79,8 @@ def register(sub: Any) -> None:
 
     test = csub.add_parser(
         "test",
-        help="grade every item's marked samples; exit 1 below 95%% or on incorrect-as-correct",
+        help="grade every item's marked samples and its own answer; exit 1 below 95%% "
+        "agreement, on an incorrect sample graded correct, or an answer key not graded correct",
     )
     test.add_argument("paths", nargs="*", type=Path, default=[DEFAULT_CONTENT], metavar="PATH")
     test.add_argument("--item", action="append", default=[], help="only these item ids")
@@ -221,9 +222,17 @@ def print_sample_report(report: SampleReport, quiet: bool = False) -> None:
                 f"{outcome.got.value} (score {outcome.score:.2f}, confidence "
                 f"{outcome.confidence:.2f}){worst}: {_short(outcome.text)}"
             )
+        if not item.answer.ok:
+            print(
+                f"    {item.item_id}[answer] the item's own answer graded "
+                f"{item.answer.got.value} (score {item.answer.score:.2f}) ANSWER KEY NOT "
+                f"CORRECT: {_short(item.answer.text)}"
+            )
     false_accepts = sum(i.false_accepts for i in report.items)
     false_rejects = sum(i.false_rejects for i in report.items)
     agreed = sum(i.agreed for i in report.items)
+    keys = len(report.items) - len(report.answers_not_correct)
+    print(f"answer keys: {keys}/{len(report.items)} graded correct")
     print(
         f"overall: {agreed}/{report.total} samples agree ({report.accuracy:.1%}); "
         f"{false_accepts} false accepts, {false_rejects} false rejects; "
@@ -244,8 +253,8 @@ def cmd_test(args: argparse.Namespace) -> int:
     if report.passes(args.min_accuracy):
         return 0
     print(
-        f"FAILED: needs at least {args.min_accuracy:.0%} agreement and no incorrect sample "
-        "graded correct",
+        f"FAILED: needs at least {args.min_accuracy:.0%} agreement, no incorrect sample "
+        "graded correct, and every item's own answer graded correct",
         file=sys.stderr,
     )
     return 1

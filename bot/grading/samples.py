@@ -14,7 +14,7 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.content.models import Item, Label
+from bot.content.models import Item, Kind, Label
 from bot.grading.grader import compile_item, grade_compiled
 from bot.grading.models import Response
 
@@ -29,7 +29,7 @@ class SampleOutcome(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    index: int = Field(description="0-based position in the item's samples")
+    index: int = Field(description="0-based position in the item's samples; -1: the answer key")
     expected: Label
     got: Label
     score: float
@@ -62,6 +62,10 @@ class ItemReport(BaseModel):
     outcomes: list[SampleOutcome]
     silent_concepts: list[str] = Field(description="concepts credited on no sample")
     silent_misconceptions: list[str] = Field(description="misconceptions found on no sample")
+    answer: SampleOutcome = Field(
+        description="the item's own answer key (answer.text with its verdict), graded as a "
+        "learner's answer: it must be graded correct, or the rubric marks the key wrong"
+    )
 
     @property
     def total(self) -> int:
@@ -112,9 +116,19 @@ class SampleReport(BaseModel):
         """Samples marked incorrect but graded correct, over all items."""
         return sum(r.incorrect_as_correct for r in self.items)
 
+    @property
+    def answers_not_correct(self) -> list[str]:
+        """Ids of the items whose own answer key is not graded correct."""
+        return [r.item_id for r in self.items if not r.answer.ok]
+
     def passes(self, min_accuracy: float = MIN_ACCURACY) -> bool:
-        """The CI gate: accuracy at least ``min_accuracy`` and no incorrect graded correct."""
-        return self.accuracy >= min_accuracy and self.incorrect_as_correct == 0
+        """The CI gate: accuracy at least ``min_accuracy``, no incorrect sample graded
+        correct, and every item's own answer key graded correct."""
+        return (
+            self.accuracy >= min_accuracy
+            and self.incorrect_as_correct == 0
+            and not self.answers_not_correct
+        )
 
 
 def evaluate_samples(items: Iterable[Item]) -> SampleReport:
@@ -149,6 +163,10 @@ def evaluate_samples(items: Iterable[Item]) -> SampleReport:
                     text=sample.text,
                 )
             )
+        verdict = item.answer.verdict if item.kind is Kind.TRUE_FALSE else None
+        key = grade_compiled(
+            compiled, Response(item_id=item.id, verdict=verdict, text=item.answer.text)
+        )
         rubric = item.rubric
         reports.append(
             ItemReport(
@@ -158,6 +176,15 @@ def evaluate_samples(items: Iterable[Item]) -> SampleReport:
                 silent_misconceptions=[
                     m.id for m in rubric.misconceptions if m.id not in fired_misconceptions
                 ],
+                answer=SampleOutcome(
+                    index=-1,
+                    expected=Label.CORRECT,
+                    got=key.label,
+                    score=key.score,
+                    confidence=key.confidence,
+                    verdict=verdict,
+                    text=item.answer.text,
+                ),
             )
         )
     return SampleReport(items=reports)

@@ -186,6 +186,22 @@ def test_content_test_fails_on_an_incorrect_sample_graded_correct(
     assert "FAILED" in captured.err
 
 
+def test_content_test_fails_when_an_items_own_answer_is_not_graded_correct(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = "text: False. backward() adds into .grad, so it holds the sum over both calls."
+    wrong = "text: False. The second backward overwrites .grad with the latest gradient."
+    source = PACK.read_text(encoding="utf-8")
+    assert good in source
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(source.replace(good, wrong), encoding="utf-8")
+    assert main(["content", "test", str(pack)]) == 1
+    captured = capsys.readouterr()
+    assert "TF3[answer]" in captured.out
+    assert "ANSWER KEY NOT CORRECT" in captured.out
+    assert "answer graded correct" in captured.err
+
+
 def test_content_test_names_concepts_that_never_fire(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
