@@ -562,6 +562,13 @@ def scope(stream: TokenStream) -> Negation:
         if word in ("no", "nope", "nah") and is_interjection(stream, i):
             i += 1
             continue
+        with_no = word == "no" and i > 0 and surf[i - 1] == "with"  # "with no X" = "without X"
+        if with_no and _clause_start(stream, i - 1):
+            # "With no argument, backward seeds 1": a condition, like a clause-initial without
+            result.conditional.update(_forward(stream, i + 1, CLAUSAL_WINDOW, False, False))
+            result.conditional.update((i - 1, i))
+            i += 1
+            continue
         if word in CONDITIONALS or (word == "without" and _clause_start(stream, i)):
             result.conditional.update(_forward(stream, i + 1, CLAUSAL_WINDOW, False, False))
             if word in CONDITIONALS:
@@ -623,7 +630,7 @@ def scope(stream: TokenStream) -> Negation:
             after = i + length
             for t in range(i, after):
                 result.cue_start[t] = i
-            phrase_only = cue is None and word == "without"
+            phrase_only = cue is None and (word == "without" or with_no)
             for t in _forward(stream, after, WINDOW, False, True, phrase_only):
                 cover.setdefault(t, []).append(i)
             i = after

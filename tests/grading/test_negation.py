@@ -122,6 +122,18 @@ def test_an_if_clause_is_conditional() -> None:
     assert {"zero", "them"} <= conditional_words("if you don't zero them, they pile up")
 
 
+def test_with_no_negates_only_its_noun_phrase() -> None:
+    words = negated_words("backward with no argument only works for a scalar")
+    assert "argument" in words
+    assert not {"works", "scalar"} & words
+
+
+def test_a_clause_initial_with_no_is_a_condition() -> None:
+    text = "With no argument, backward seeds the output with 1"
+    assert "argument" in conditional_words(text)
+    assert not {"seeds", "argument"} & negated_words(text)
+
+
 def test_the_clause_before_only_if_states_a_condition_not_a_claim() -> None:
     words = conditional_words("Only leaves keep it; y keeps its gradient only if you call it")
     assert {"y", "keeps", "gradient"} <= words
