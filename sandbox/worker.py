@@ -23,6 +23,7 @@ import os
 import socket
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -30,7 +31,7 @@ from typing import Self
 
 from pydantic import ValidationError
 
-from sandbox import jail
+from sandbox import jail, trace
 from sandbox.cache import CacheKey, MemoryResultCache, ResultCache
 from sandbox.curated import CuratedSnippets
 from sandbox.errors import SandboxBusy, SandboxError, SandboxRejected, SandboxUnavailable
@@ -295,6 +296,7 @@ class Worker:
         finally:
             self._waiting -= 1
         self._running += 1
+        trace.mark("slot")
         extract = request.graph or curated
         try:
             answer = await self._run_job(JobSpec(code=request.code, limits=limits, graph=extract))
@@ -310,6 +312,7 @@ class Worker:
             graph=reading.graph,
             graph_error=reading.error,
         )
+        trace.mark("result")
         if curated and result.ok and limits == self.settings.limits:
             self.cache.put(key, result)
         return result.as_asked(graph=request.graph)
@@ -318,6 +321,7 @@ class Worker:
         hello = await self.start()
         assert self._ctl is not None
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        trace.mark("dispatched")
         try:
             try:
                 socket.send_fds(self._ctl, [b"run"], [theirs.fileno()])
@@ -334,6 +338,7 @@ class Worker:
                     _read_bounded(reader, max_result_bytes(spec.limits)),
                     spec.limits.wall_s + ANSWER_GRACE_S,
                 )
+                answered_s = time.monotonic()
             finally:
                 writer.close()
         except TimeoutError as exc:
@@ -349,9 +354,12 @@ class Worker:
                 f"the sandbox ({hello.backend}) closed the job without an answer"
             )
         try:
-            return JobAnswer.model_validate_json(raw)
+            answer = JobAnswer.model_validate_json(raw)
         except ValidationError as exc:
             raise SandboxUnavailable("the sandbox answered with something unreadable") from exc
+        trace.extend(answer.hops)
+        trace.mark("answered", answered_s)
+        return answer
 
     async def _prewarm_cache(self) -> None:
         """Run every curated snippet once so reveals are answered from the cache."""

@@ -49,6 +49,7 @@ from pathlib import Path
 from sandbox import graph_extract, jail
 from sandbox.internal import JobAnswer, JobSpec, ZygoteFailed, ZygoteHello
 from sandbox.protocol import MAX_CODE_BYTES, MAX_GRAPH_BYTES, Backend, JobOutcome, Limits
+from sandbox.trace import JobTrace
 
 PRELOAD: tuple[str, ...] = (
     "torch",
@@ -450,9 +451,11 @@ def run_spare(sock: socket.socket, cfg: ZygoteConfig, name: str) -> int:
     if not fds:
         spare.cleanup()
         return 0
+    spare.trace.mark("handed")
     job = socket.socket(fileno=fds[0])
     try:
         spec = read_spec(job)
+        spare.trace.mark("spec")
         answer = (
             spare.run(spec)
             if setup_error is None
@@ -462,6 +465,7 @@ def run_spare(sock: socket.socket, cfg: ZygoteConfig, name: str) -> int:
         spare.cleanup()
         outcome = JobOutcome(error=f"worker failure: {type(exc).__name__}: {exc}")
         answer = JobAnswer(outcome=outcome)
+    answer = answer.model_copy(update={"hops": spare.trace.hops})
     # Every process of the job is dead by now (run() killed and reaped them); removing the
     # cgroup and closing pipes can wait until the answer is on its way.
     with contextlib.suppress(OSError):
@@ -509,6 +513,7 @@ class Spare:
         self.pid: int | None = None
         self.pidfd: int | None = None
         self.code_w = self.out_r = self.err_r = self.graph_r = -1
+        self.trace = JobTrace()
 
     # -- before the job
 
@@ -577,6 +582,7 @@ class Spare:
         code = spec.code.encode("utf-8", "surrogatepass")
         payload = HEADER.pack(limits.cpu_s, len(code), spec.graph) + code
         start = time.monotonic()
+        self.trace.mark("code_in", start)
         deadline = start + limits.wall_s
         with contextlib.suppress(BrokenPipeError):  # it died; its status says why
             _write_all(self.code_w, payload)
@@ -608,11 +614,14 @@ class Spare:
             if truncated:
                 break
         end = time.monotonic()
+        self.trace.mark("exited", end)
         if not exited:
             self.kill()
         _, status, usage = os.wait4(self.pid, 0)
         self.pid = None
+        self.trace.mark("reaped")
         self.kill_rest()
+        self.trace.mark("emptied")
         # Every writer is dead now: drain what is left in the pipes, still bounded.
         drain_until = time.monotonic() + 1.0
         while sel.get_map() and len(sel.get_map()) > 1 and time.monotonic() < drain_until:
@@ -645,6 +654,7 @@ class Spare:
             duration_ms=round((end - start) * 1000, 3),
             peak_memory_bytes=stats.peak_bytes if stats else None,
         )
+        self.trace.mark("drained")
         if graph is None:
             return JobAnswer(outcome=outcome)
         return graph.answer(outcome)
