@@ -49,7 +49,7 @@ PHASES: dict[HopName, tuple[str, str]] = {
     "parsed": ("parse", "body read and validated as a RunRequest"),
     "slot": ("queue", "limits applied, cache and busy checks, waiting for a concurrency slot"),
     "dispatched": ("socket", "the job's socket pair made"),
-    "handed": ("handover", "worker -> zygote (SCM_RIGHTS) -> spare: the spare holds the job"),
+    "handed": ("handover", "worker -> job queue (SCM_RIGHTS) -> an idle spare takes the job"),
     "spec": ("spec", "the spare reads and validates the JobSpec line"),
     "code_in": ("start", "cgroup limits lowered to the request's"),
     "exited": ("job", "code written to the jail; the interpreter runs it and exits"),

@@ -1,14 +1,17 @@
 """The warm zygote: imports torch once, then forks single-use jailed interpreters.
 
-Run as ``python -m sandbox.zygote --ctl-fd N ...`` by :class:`sandbox.worker.Worker`; it is
-the only process of the project that imports torch. Three kinds of process take part:
+Run as ``python -m sandbox.zygote --ctl-fd N --jobs-fd M ...`` by
+:class:`sandbox.worker.Worker`; it is the only process of the project that imports torch.
+Three kinds of process take part:
 
 * the **zygote** (root, pristine): imports and warms torch, builds the read-only jail root
   once, then only forks. It never reads a job's code or output, so no job's data is in the
   memory that later jobs are forked from.
 * a **spare** (one per job, forked ahead of time): creates the job's cgroup, unshares the
-  job's namespaces, forks the jailed interpreter, and waits. When the worker hands it a job
-  socket it sets the job's limits, passes the code in, supervises (wall clock, output
+  job's namespaces, forks the jailed interpreter, and waits on the job queue (a socket
+  every spare shares with the worker; the kernel gives each message to one waiting
+  spare, so the zygote is not on a job's path). When it takes a job socket it sets the
+  job's limits, passes the code in, supervises (wall clock, output
   read in bounded chunks), kills every process of the job, and answers with a
   :class:`~sandbox.protocol.JobOutcome`.
 * the **jailed interpreter** (pid 1 of the job's pid namespace): finishes the jail (fresh
@@ -284,15 +287,21 @@ class _SpareHandle:
 
 @dataclass
 class Zygote:
-    """The fork server loop: keeps ``cfg.pool`` spares ready and hands jobs to them.
+    """The fork server loop: keeps ``cfg.pool`` spares ready; they take jobs themselves.
 
     Args:
-        ctl: SOCK_SEQPACKET socket to the worker; each ``run`` message carries one job fd.
+        ctl: SOCK_SEQPACKET socket to the worker: the greeting, then only its end of file
+            (stop).
         cfg: how to build jobs.
+        jobs: the job queue, SOCK_SEQPACKET: each ``run`` message from the worker carries
+            one job socket's fd. The zygote never reads it; every spare inherits it and
+            waits on it once ready, so a job goes from the worker straight to an idle
+            spare even while the zygote is busy forking.
     """
 
     ctl: socket.socket
     cfg: ZygoteConfig
+    jobs: socket.socket
     spares: list[_SpareHandle] = field(default_factory=list)
     seq: int = 0
     failures: int = 0
@@ -329,28 +338,9 @@ class Zygote:
             msg, fds, _, _ = socket.recv_fds(self.ctl, 64, 4)
         except ConnectionError:
             return False
-        if not msg:
-            for fd in fds:
-                os.close(fd)
-            return False
-        for fd in fds:
-            self._dispatch(fd)
-        return True
-
-    def _dispatch(self, job_fd: int) -> None:
-        ready = [s for s in self.spares if s.ready]
-        spare = ready[0] if ready else (self.spares[0] if self.spares else self._fork_spare())
-        self.spares.remove(spare)
-        self.sel.unregister(spare.sock)
-        try:
-            socket.send_fds(spare.sock, [b"job"], [job_fd])
-        except OSError:
-            pass  # the spare died; the worker sees the job socket close without an answer
-        finally:
-            os.close(job_fd)
-        # Keep our end open until the spare exits: closing it while the spare's "R" is
-        # still unread would make the spare's recv fail with ECONNRESET and lose the job.
-        self.busy[spare.pid] = spare.sock
+        for fd in fds:  # jobs come on the job queue, never here
+            os.close(fd)
+        return bool(msg)
 
     def _on_spare(self, spare: _SpareHandle) -> None:
         if spare not in self.spares:
@@ -362,6 +352,12 @@ class Zygote:
         if msg == b"R":
             spare.ready = True
             self.failures = 0
+            return
+        if msg == b"J":  # it took a job from the queue
+            self.spares.remove(spare)
+            self.sel.unregister(spare.sock)
+            # Keep our end open until the spare exits (it is reaped in _reap).
+            self.busy[spare.pid] = spare.sock
             return
         if msg.startswith(b"F"):
             print(
@@ -399,10 +395,10 @@ class Zygote:
             try:
                 signal.set_wakeup_fd(-1)
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                keep = theirs.fileno()
-                os.closerange(3, keep)
-                os.closerange(keep + 1, 65536)
-                status = run_spare(theirs, self.cfg, name)
+                keep = sorted({theirs.fileno(), self.jobs.fileno()})
+                for low, high in zip([2, *keep], [*keep, 65536], strict=True):
+                    os.closerange(low + 1, high)
+                status = run_spare(theirs, self.jobs, self.cfg, name)
             except BaseException:
                 traceback.print_exc()
             finally:
@@ -445,12 +441,14 @@ class Zygote:
 # --------------------------------------------------------------------------- spare
 
 
-def run_spare(sock: socket.socket, cfg: ZygoteConfig, name: str) -> int:
+def run_spare(sock: socket.socket, jobs: socket.socket, cfg: ZygoteConfig, name: str) -> int:
     """A spare's whole life: prepare a jailed interpreter, wait for a job, run it, answer.
 
     Args:
-        sock: this spare's end of its socket to the zygote (``R`` when ready, then one
-            ``job`` message carrying the job socket's fd).
+        sock: this spare's end of its socket to the zygote: ``R`` when ready (or ``F`` and
+            why), ``J`` once it took a job; its end of file from the zygote means stop.
+        jobs: the job queue shared with the worker and the other spares (see
+            :class:`Zygote`); one message carries one job socket's fd.
         cfg: how to build the job.
         name: unique name (zygote pid and sequence), used for the cgroup.
 
@@ -467,15 +465,14 @@ def run_spare(sock: socket.socket, cfg: ZygoteConfig, name: str) -> int:
         setup_error = f"sandbox set-up failed: {exc}"
         with contextlib.suppress(OSError):
             sock.send(b"F" + setup_error.encode()[:4000])
-    try:
-        _, fds, _, _ = socket.recv_fds(sock, 64, 1)
-    except OSError:
-        fds = []
-    if not fds:
+    job_fd = take_job(sock, jobs)
+    if job_fd is None:
         spare.cleanup()
         return 0
     spare.trace.mark("handed")
-    job = socket.socket(fileno=fds[0])
+    with contextlib.suppress(OSError):
+        sock.send(b"J")
+    job = socket.socket(fileno=job_fd)
     try:
         spec = read_spec(job)
         spare.trace.mark("spec")
@@ -498,6 +495,35 @@ def run_spare(sock: socket.socket, cfg: ZygoteConfig, name: str) -> int:
     job.close()
     spare.cleanup()
     return 0
+
+
+def take_job(sock: socket.socket, jobs: socket.socket) -> int | None:
+    """Wait for a job on the shared queue; None once the zygote closed ``sock`` (stop).
+
+    Several spares wait on ``jobs`` at once; each message goes to one of them, and a spare
+    woken for a message another one took goes back to waiting.
+
+    Returns:
+        The job socket's fd, owned by the caller.
+    """
+    with selectors.DefaultSelector() as sel:
+        sel.register(sock, selectors.EVENT_READ, "zygote")
+        sel.register(jobs, selectors.EVENT_READ, "jobs")
+        while True:
+            for key, _ in sel.select():
+                if key.data == "zygote":
+                    return None  # the zygote sends nothing else: end of file or an error
+                try:
+                    _, fds, _, _ = socket.recv_fds(jobs, 64, 1, socket.MSG_DONTWAIT)
+                except BlockingIOError:
+                    continue  # another spare took it
+                except OSError:
+                    return None
+                if not fds:
+                    return None  # the worker closed the queue
+                for extra in fds[1:]:
+                    os.close(extra)
+                return fds[0]
 
 
 def read_spec(job: socket.socket) -> JobSpec:
@@ -1064,6 +1090,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m sandbox.zygote``; see :class:`sandbox.worker.Worker`."""
     parser = argparse.ArgumentParser(prog="python -m sandbox.zygote")
     parser.add_argument("--ctl-fd", type=int, required=True)
+    parser.add_argument("--jobs-fd", type=int, required=True)
     parser.add_argument("--backend", default="auto")
     parser.add_argument("--uid", type=int, default=65534)
     parser.add_argument("--tmp-mib", type=int, default=16)
@@ -1077,6 +1104,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     ctl = socket.socket(fileno=args.ctl_fd)
+    jobs = socket.socket(fileno=args.jobs_fd)
     jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)
     started = time.monotonic()
     cfg: ZygoteConfig | None = None
@@ -1086,7 +1114,7 @@ def main(argv: list[str] | None = None) -> int:
         gc.freeze()  # forked jobs then do not copy every object's page when the GC runs
         _report_collapse(hugepages.collapse_heap())  # ~10x cheaper forks and exits
         ctl.send(hello.model_dump_json().encode())
-        Zygote(ctl, cfg).serve()
+        Zygote(ctl, cfg, jobs).serve()
     except (Exception, SystemExit) as exc:
         if cfg is None:  # not started: tell the worker why before exiting
             with contextlib.suppress(OSError):
