@@ -127,6 +127,19 @@ def tree(pid: int) -> list[int]:
     return out
 
 
+async def settled_tree(pid: int, timeout_s: float = 15.0) -> list[int]:
+    """``tree(pid)`` once the spares used by the last jobs are replaced (1 s unchanged)."""
+    deadline = time.monotonic() + timeout_s
+    pids = tree(pid)
+    while time.monotonic() < deadline:
+        await asyncio.sleep(1.0)
+        now = tree(pid)
+        if sorted(now) == sorted(pids):
+            break
+        pids = now
+    return pids
+
+
 async def breakdown(socket_path: Path, n: int, gap_s: float = 0.0) -> dict[str, list[float]]:
     """Per-hop ms of ``n`` warm trivial jobs, from the client's send to its parsed result.
 
@@ -227,9 +240,8 @@ async def main() -> None:
         loads.append(load())
         jobs, elapsed = await sustained(client, args.seconds)
         loads.append(load())
-        await asyncio.sleep(0.5)
         assert local.proc is not None
-        pids = tree(local.proc.pid)
+        pids = await settled_tree(local.proc.pid)
         usage = {pid: memory_kib(pid) for pid in pids}
         names = {pid: command_line(pid) for pid in pids}
 

@@ -418,10 +418,21 @@ class Zygote:
             if pid == 0:
                 return
             sock = self.busy.pop(pid, None)
+            if sock is None:  # it took a job and ended before its "J" was read, or died idle
+                sock = self._forget(pid)
             if sock is not None:
                 sock.close()
             if status != 0:
                 print(f"sandbox: spare {pid} ended badly: {_wait_words(status)}", file=sys.stderr)
+
+    def _forget(self, pid: int) -> socket.socket | None:
+        """Drop an ended spare from the idle pool; its socket, if it was there."""
+        for spare in self.spares:
+            if spare.pid == pid:
+                self.spares.remove(spare)
+                self.sel.unregister(spare.sock)
+                return spare.sock
+        return None
 
     def _shutdown(self) -> None:
         for spare in self.spares:
@@ -563,6 +574,7 @@ class Spare:
         self.pidfd: int | None = None
         self.code_w = self.out_r = self.err_r = self.graph_r = -1
         self.trace = JobTrace()
+        self.mount_ns = -1
 
     # -- before the job
 
@@ -605,6 +617,11 @@ class Spare:
             os.close(fd)
         ready = _read_with_timeout(ready_r, 1, READY_TIMEOUT_S)
         os.close(ready_r)
+        if ready == b"1" and self.namespaces:
+            # Hold the job's mount namespace, so its teardown (unmounting the jail's binds
+            # and tmpfs) happens in cleanup(), after the answer, and not in the job's exit
+            # on the critical path. No process is left in it; only this fd reaches it.
+            self.mount_ns = os.open(f"/proc/{pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
         if ready != b"1":
             self.kill()
             reason = _read_with_timeout(self.err_r, 4096, 1.0).decode(errors="replace").strip()
@@ -765,14 +782,19 @@ class Spare:
             _reap_others(self.pid)
 
     def cleanup(self) -> None:
-        """Kill what is left, close pipes, remove the cgroup or job directory."""
+        """Kill what is left, close pipes, remove the cgroup or job directory.
+
+        Closing the held mount namespace frees the job's private tmpfs (/tmp, working dir,
+        /dev/shm) here, after the answer: no process of the job is alive by then.
+        """
         self.kill()
         if self.pid is not None:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(self.pid, 0)
             self.pid = None
         self.kill_rest()
-        for fd in (self.code_w, self.out_r, self.err_r, self.pidfd, self.graph_r):
+        fds = (self.code_w, self.out_r, self.err_r, self.pidfd, self.graph_r, self.mount_ns)
+        for fd in fds:
             if fd is not None and fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
