@@ -11,6 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.protocol import MAX_GRAPH_BYTES, Backend, JobOutcome, Limits
+from sandbox.trace import Hop
 
 
 class JobSpec(BaseModel):
@@ -38,6 +39,7 @@ class JobAnswer(BaseModel):
             UTF-8, at most :data:`~sandbox.protocol.MAX_GRAPH_BYTES` bytes. Untrusted: the
             worker validates it as an :class:`~sandbox.protocol.AutogradGraph`.
         graph_problem: why there is no ``graph_text`` (too large, not UTF-8, nothing written).
+        hops: the hops the spare passed (``handed`` to ``drained``; :mod:`sandbox.trace`).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -45,6 +47,7 @@ class JobAnswer(BaseModel):
     outcome: JobOutcome
     graph_text: str | None = Field(None, max_length=MAX_GRAPH_BYTES)
     graph_problem: str | None = None
+    hops: list[Hop] = Field(default_factory=list, max_length=16)
 
 
 class ZygoteHello(BaseModel):

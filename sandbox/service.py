@@ -16,6 +16,9 @@ A thin adapter (aiohttp, over a Unix socket or TCP) over :class:`sandbox.worker.
                               -> 501 ErrorBody(error="unsupported") no renderer installed
                               -> 500 ErrorBody(error="failed") the renderer raised (logged)
     GET  /health              -> 200 Health (503 while not ready)
+
+A ``/run`` answered 200 carries a ``Server-Timing`` header: where its milliseconds went,
+hop by hop, from this service to the jailed interpreter and back (:mod:`sandbox.trace`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Protocol
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
+from sandbox import trace
 from sandbox.errors import SandboxBusy, SandboxRejected, SandboxUnavailable
 from sandbox.graph_pictures import GraphPictures
 from sandbox.graph_render import RendererUnavailable
@@ -105,6 +109,7 @@ def build_app(
     app[PICTURES_KEY] = pictures
 
     async def run(request: web.Request) -> web.Response:
+        job_trace = trace.start()
         try:
             body = await request.read()
         except web.HTTPRequestEntityTooLarge:
@@ -124,6 +129,7 @@ def build_app(
                 413 if too_large else 422,
                 ErrorBody(error="too_large" if too_large else "invalid", message=message),
             )
+        job_trace.mark("parsed")
         try:
             result = await worker.run(run_request)
         except SandboxRejected as exc:
@@ -134,7 +140,13 @@ def build_app(
             )
         except SandboxUnavailable as exc:
             return _error(503, ErrorBody(error="unavailable", message=str(exc)))
-        return _json(result)
+        body = result.model_dump_json().encode()
+        job_trace.mark("responded")
+        return web.Response(
+            body=body,
+            content_type="application/json",
+            headers={"Server-Timing": job_trace.server_timing()},
+        )
 
     async def graph_png(request: web.Request) -> web.Response:
         limit = min(max_request_bytes, MAX_GRAPH_REQUEST_BYTES)

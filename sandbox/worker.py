@@ -6,11 +6,12 @@ This is the bot-side half of the sandbox (no torch import). The HTTP service
     async with Worker(SandboxSettings()) as worker:
         result = await worker.run(RunRequest(code="print(1)"))
 
-Each job gets a fresh Unix socket pair; one end goes to the zygote (SCM_RIGHTS), which hands
-it to a ready spare; the worker writes the :class:`~sandbox.internal.JobSpec` and reads the
-:class:`~sandbox.internal.JobAnswer` from its end, bounded in size and time. When the request
-asked for the graph, the job's graph text is validated here as an
-:class:`~sandbox.protocol.AutogradGraph` (a hostile job can write anything there).
+Each job gets a fresh Unix socket pair; one end goes on the job queue (SCM_RIGHTS), where an
+idle spare takes it (the zygote is not on the way); the worker writes the
+:class:`~sandbox.internal.JobSpec` and reads the :class:`~sandbox.internal.JobAnswer` from its
+end, bounded in size and time. When the request asked for the graph, the job's graph text is
+validated here as an :class:`~sandbox.protocol.AutogradGraph` (a hostile job can write
+anything there).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import os
 import socket
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -30,7 +32,7 @@ from typing import Self
 
 from pydantic import ValidationError
 
-from sandbox import jail
+from sandbox import jail, trace
 from sandbox.cache import CacheKey, MemoryResultCache, ResultCache
 from sandbox.curated import CuratedSnippets
 from sandbox.errors import SandboxBusy, SandboxError, SandboxRejected, SandboxUnavailable
@@ -55,6 +57,12 @@ ANSWER_GRACE_S = 10.0
 
 PASSED_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 """Host variables passed to the zygote: older OpenBLAS builds need them on some CPUs."""
+
+
+SPARES_PER_SLOT = 2
+"""Idle spares kept per concurrency slot. With one per slot, jobs sent back to back on a
+loaded 2-core machine found the replacement spare still setting up (handover 17 ms p50);
+with two, 0.4 ms (benchmarks/sandbox_latency.py). Each idle spare costs ~46 MiB PSS."""
 
 
 def zygote_env() -> dict[str, str]:
@@ -91,6 +99,7 @@ class Worker:
         self.hello: ZygoteHello | None = None
         self._proc: asyncio.subprocess.Process | None = None
         self._ctl: socket.socket | None = None
+        self._jobs: socket.socket | None = None
         self._slots = asyncio.Semaphore(settings.concurrency)
         self._start_lock = asyncio.Lock()
         self._running = 0
@@ -135,20 +144,23 @@ class Worker:
 
     async def _spawn(self) -> ZygoteHello:
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        jobs, spares_jobs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         python = self.settings.python or sys.executable
         args = [
             "-m",
             "sandbox.zygote",
             "--ctl-fd",
             str(theirs.fileno()),
+            "--jobs-fd",
+            str(spares_jobs.fileno()),
             "--backend",
             self.settings.backend,
             "--uid",
             str(self.settings.job_uid),
             "--tmp-mib",
             str(self.settings.tmp_mib),
-            "--pool",
-            str(self.settings.concurrency),
+            "--pool",  # idle spares: a job never waits for one's set-up (README)
+            str(SPARES_PER_SLOT * self.settings.concurrency),
             "--limits",
             self.settings.limits.model_dump_json(),
             "--jail-parent",
@@ -159,7 +171,7 @@ class Worker:
             self._proc = await asyncio.create_subprocess_exec(
                 python,
                 *args,
-                pass_fds=[theirs.fileno()],
+                pass_fds=[theirs.fileno(), spares_jobs.fileno()],
                 env=zygote_env(),
                 cwd=package_root,
                 stdin=asyncio.subprocess.DEVNULL,
@@ -167,11 +179,15 @@ class Worker:
             )
         except OSError as exc:
             mine.close()
+            jobs.close()
             raise SandboxUnavailable(f"could not start the sandbox with {python}: {exc}") from exc
         finally:
             theirs.close()
+            spares_jobs.close()
         mine.setblocking(False)
+        jobs.setblocking(False)
         self._ctl = mine
+        self._jobs = jobs
         loop = asyncio.get_running_loop()
         try:
             raw = await asyncio.wait_for(loop.sock_recv(mine, 65536), STARTUP_TIMEOUT_S)
@@ -201,6 +217,9 @@ class Worker:
         await self._stop_zygote()
 
     async def _stop_zygote(self) -> None:
+        if self._jobs is not None:
+            self._jobs.close()
+            self._jobs = None
         if self._ctl is not None:
             self._ctl.close()
             self._ctl = None
@@ -295,6 +314,7 @@ class Worker:
         finally:
             self._waiting -= 1
         self._running += 1
+        trace.mark("slot")
         extract = request.graph or curated
         try:
             answer = await self._run_job(JobSpec(code=request.code, limits=limits, graph=extract))
@@ -310,17 +330,19 @@ class Worker:
             graph=reading.graph,
             graph_error=reading.error,
         )
+        trace.mark("result")
         if curated and result.ok and limits == self.settings.limits:
             self.cache.put(key, result)
         return result.as_asked(graph=request.graph)
 
     async def _run_job(self, spec: JobSpec) -> JobAnswer:
         hello = await self.start()
-        assert self._ctl is not None
+        assert self._jobs is not None
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        trace.mark("dispatched")
         try:
             try:
-                socket.send_fds(self._ctl, [b"run"], [theirs.fileno()])
+                socket.send_fds(self._jobs, [b"run"], [theirs.fileno()])
             except OSError as exc:
                 await self._stop_zygote()
                 raise SandboxUnavailable(f"the sandbox is not running ({exc.strerror})") from exc
@@ -334,6 +356,7 @@ class Worker:
                     _read_bounded(reader, max_result_bytes(spec.limits)),
                     spec.limits.wall_s + ANSWER_GRACE_S,
                 )
+                answered_s = time.monotonic()
             finally:
                 writer.close()
         except TimeoutError as exc:
@@ -349,9 +372,12 @@ class Worker:
                 f"the sandbox ({hello.backend}) closed the job without an answer"
             )
         try:
-            return JobAnswer.model_validate_json(raw)
+            answer = JobAnswer.model_validate_json(raw)
         except ValidationError as exc:
             raise SandboxUnavailable("the sandbox answered with something unreadable") from exc
+        trace.extend(answer.hops)
+        trace.mark("answered", answered_s)
+        return answer
 
     async def _prewarm_cache(self) -> None:
         """Run every curated snippet once so reveals are answered from the cache."""

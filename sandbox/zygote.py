@@ -1,14 +1,17 @@
 """The warm zygote: imports torch once, then forks single-use jailed interpreters.
 
-Run as ``python -m sandbox.zygote --ctl-fd N ...`` by :class:`sandbox.worker.Worker`; it is
-the only process of the project that imports torch. Three kinds of process take part:
+Run as ``python -m sandbox.zygote --ctl-fd N --jobs-fd M ...`` by
+:class:`sandbox.worker.Worker`; it is the only process of the project that imports torch.
+Three kinds of process take part:
 
 * the **zygote** (root, pristine): imports and warms torch, builds the read-only jail root
   once, then only forks. It never reads a job's code or output, so no job's data is in the
   memory that later jobs are forked from.
 * a **spare** (one per job, forked ahead of time): creates the job's cgroup, unshares the
-  job's namespaces, forks the jailed interpreter, and waits. When the worker hands it a job
-  socket it sets the job's limits, passes the code in, supervises (wall clock, output
+  job's namespaces, forks the jailed interpreter, and waits on the job queue (a socket
+  every spare shares with the worker; the kernel gives each message to one waiting
+  spare, so the zygote is not on a job's path). When it takes a job socket it sets the
+  job's limits, passes the code in, supervises (wall clock, output
   read in bounded chunks), kills every process of the job, and answers with a
   :class:`~sandbox.protocol.JobOutcome`.
 * the **jailed interpreter** (pid 1 of the job's pid namespace): finishes the jail (fresh
@@ -46,9 +49,10 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandbox import graph_extract, jail
+from sandbox import graph_extract, hugepages, jail
 from sandbox.internal import JobAnswer, JobSpec, ZygoteFailed, ZygoteHello
 from sandbox.protocol import MAX_CODE_BYTES, MAX_GRAPH_BYTES, Backend, JobOutcome, Limits
+from sandbox.trace import JobTrace
 
 PRELOAD: tuple[str, ...] = (
     "torch",
@@ -161,6 +165,29 @@ def preload() -> str:
     return version.split("+")[0]
 
 
+def prefault() -> None:
+    """Touch, in a freshly forked interpreter, the pages a typical snippet touches.
+
+    A fork copies the zygote's page tables for its heap but not for the files it maps (the
+    kernel refaults those), and every page a job writes to (reference counts included) is
+    copied on first write. Done in a spare, before its job arrives, this moves ~6 ms of a
+    trivial autograd snippet's page faults off the job's critical path (measured in
+    ``benchmarks/sandbox_latency.py``, "job: the code"). It runs inside the jail, as the
+    job's user and charged to the job's cgroup, before the job's code is even read; it
+    writes nothing and leaves no object behind (locals only, graph freed).
+    """
+    import torch
+
+    x = torch.tensor([2.0, 3.0], requires_grad=True)
+    y = (x * x + 1.0).sum()
+    y.backward()  # type: ignore[no-untyped-call]
+    _ = [repr(x), repr(x.grad), repr(y), str(y.item()), f"{x.detach().numpy()}"]
+    with torch.no_grad():
+        _.append(repr(x * 2))
+    compile("x = 1\nprint(x)\n", "<string>", "exec")
+    del x, y, _
+
+
 def in_container() -> bool:
     """True inside a Docker/Podman container (their marker files)."""
     return Path("/.dockerenv").exists() or Path("/run/.containerenv").exists()
@@ -260,15 +287,21 @@ class _SpareHandle:
 
 @dataclass
 class Zygote:
-    """The fork server loop: keeps ``cfg.pool`` spares ready and hands jobs to them.
+    """The fork server loop: keeps ``cfg.pool`` spares ready; they take jobs themselves.
 
     Args:
-        ctl: SOCK_SEQPACKET socket to the worker; each ``run`` message carries one job fd.
+        ctl: SOCK_SEQPACKET socket to the worker: the greeting, then only its end of file
+            (stop).
         cfg: how to build jobs.
+        jobs: the job queue, SOCK_SEQPACKET: each ``run`` message from the worker carries
+            one job socket's fd. The zygote never reads it; every spare inherits it and
+            waits on it once ready, so a job goes from the worker straight to an idle
+            spare even while the zygote is busy forking.
     """
 
     ctl: socket.socket
     cfg: ZygoteConfig
+    jobs: socket.socket
     spares: list[_SpareHandle] = field(default_factory=list)
     seq: int = 0
     failures: int = 0
@@ -305,28 +338,9 @@ class Zygote:
             msg, fds, _, _ = socket.recv_fds(self.ctl, 64, 4)
         except ConnectionError:
             return False
-        if not msg:
-            for fd in fds:
-                os.close(fd)
-            return False
-        for fd in fds:
-            self._dispatch(fd)
-        return True
-
-    def _dispatch(self, job_fd: int) -> None:
-        ready = [s for s in self.spares if s.ready]
-        spare = ready[0] if ready else (self.spares[0] if self.spares else self._fork_spare())
-        self.spares.remove(spare)
-        self.sel.unregister(spare.sock)
-        try:
-            socket.send_fds(spare.sock, [b"job"], [job_fd])
-        except OSError:
-            pass  # the spare died; the worker sees the job socket close without an answer
-        finally:
-            os.close(job_fd)
-        # Keep our end open until the spare exits: closing it while the spare's "R" is
-        # still unread would make the spare's recv fail with ECONNRESET and lose the job.
-        self.busy[spare.pid] = spare.sock
+        for fd in fds:  # jobs come on the job queue, never here
+            os.close(fd)
+        return bool(msg)
 
     def _on_spare(self, spare: _SpareHandle) -> None:
         if spare not in self.spares:
@@ -338,6 +352,12 @@ class Zygote:
         if msg == b"R":
             spare.ready = True
             self.failures = 0
+            return
+        if msg == b"J":  # it took a job from the queue
+            self.spares.remove(spare)
+            self.sel.unregister(spare.sock)
+            # Keep our end open until the spare exits (it is reaped in _reap).
+            self.busy[spare.pid] = spare.sock
             return
         if msg.startswith(b"F"):
             print(
@@ -375,10 +395,10 @@ class Zygote:
             try:
                 signal.set_wakeup_fd(-1)
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                keep = theirs.fileno()
-                os.closerange(3, keep)
-                os.closerange(keep + 1, 65536)
-                status = run_spare(theirs, self.cfg, name)
+                keep = sorted({theirs.fileno(), self.jobs.fileno()})
+                for low, high in zip([2, *keep], [*keep, 65536], strict=True):
+                    os.closerange(low + 1, high)
+                status = run_spare(theirs, self.jobs, self.cfg, name)
             except BaseException:
                 traceback.print_exc()
             finally:
@@ -398,10 +418,21 @@ class Zygote:
             if pid == 0:
                 return
             sock = self.busy.pop(pid, None)
+            if sock is None:  # it took a job and ended before its "J" was read, or died idle
+                sock = self._forget(pid)
             if sock is not None:
                 sock.close()
             if status != 0:
                 print(f"sandbox: spare {pid} ended badly: {_wait_words(status)}", file=sys.stderr)
+
+    def _forget(self, pid: int) -> socket.socket | None:
+        """Drop an ended spare from the idle pool; its socket, if it was there."""
+        for spare in self.spares:
+            if spare.pid == pid:
+                self.spares.remove(spare)
+                self.sel.unregister(spare.sock)
+                return spare.sock
+        return None
 
     def _shutdown(self) -> None:
         for spare in self.spares:
@@ -421,12 +452,14 @@ class Zygote:
 # --------------------------------------------------------------------------- spare
 
 
-def run_spare(sock: socket.socket, cfg: ZygoteConfig, name: str) -> int:
+def run_spare(sock: socket.socket, jobs: socket.socket, cfg: ZygoteConfig, name: str) -> int:
     """A spare's whole life: prepare a jailed interpreter, wait for a job, run it, answer.
 
     Args:
-        sock: this spare's end of its socket to the zygote (``R`` when ready, then one
-            ``job`` message carrying the job socket's fd).
+        sock: this spare's end of its socket to the zygote: ``R`` when ready (or ``F`` and
+            why), ``J`` once it took a job; its end of file from the zygote means stop.
+        jobs: the job queue shared with the worker and the other spares (see
+            :class:`Zygote`); one message carries one job socket's fd.
         cfg: how to build the job.
         name: unique name (zygote pid and sequence), used for the cgroup.
 
@@ -443,16 +476,17 @@ def run_spare(sock: socket.socket, cfg: ZygoteConfig, name: str) -> int:
         setup_error = f"sandbox set-up failed: {exc}"
         with contextlib.suppress(OSError):
             sock.send(b"F" + setup_error.encode()[:4000])
-    try:
-        _, fds, _, _ = socket.recv_fds(sock, 64, 1)
-    except OSError:
-        fds = []
-    if not fds:
+    job_fd = take_job(sock, jobs)
+    if job_fd is None:
         spare.cleanup()
         return 0
-    job = socket.socket(fileno=fds[0])
+    spare.trace.mark("handed")
+    with contextlib.suppress(OSError):
+        sock.send(b"J")
+    job = socket.socket(fileno=job_fd)
     try:
         spec = read_spec(job)
+        spare.trace.mark("spec")
         answer = (
             spare.run(spec)
             if setup_error is None
@@ -462,6 +496,7 @@ def run_spare(sock: socket.socket, cfg: ZygoteConfig, name: str) -> int:
         spare.cleanup()
         outcome = JobOutcome(error=f"worker failure: {type(exc).__name__}: {exc}")
         answer = JobAnswer(outcome=outcome)
+    answer = answer.model_copy(update={"hops": spare.trace.hops})
     # Every process of the job is dead by now (run() killed and reaped them); removing the
     # cgroup and closing pipes can wait until the answer is on its way.
     with contextlib.suppress(OSError):
@@ -471,6 +506,35 @@ def run_spare(sock: socket.socket, cfg: ZygoteConfig, name: str) -> int:
     job.close()
     spare.cleanup()
     return 0
+
+
+def take_job(sock: socket.socket, jobs: socket.socket) -> int | None:
+    """Wait for a job on the shared queue; None once the zygote closed ``sock`` (stop).
+
+    Several spares wait on ``jobs`` at once; each message goes to one of them, and a spare
+    woken for a message another one took goes back to waiting.
+
+    Returns:
+        The job socket's fd, owned by the caller.
+    """
+    with selectors.DefaultSelector() as sel:
+        sel.register(sock, selectors.EVENT_READ, "zygote")
+        sel.register(jobs, selectors.EVENT_READ, "jobs")
+        while True:
+            for key, _ in sel.select():
+                if key.data == "zygote":
+                    return None  # the zygote sends nothing else: end of file or an error
+                try:
+                    _, fds, _, _ = socket.recv_fds(jobs, 64, 1, socket.MSG_DONTWAIT)
+                except BlockingIOError:
+                    continue  # another spare took it
+                except OSError:
+                    return None
+                if not fds:
+                    return None  # the worker closed the queue
+                for extra in fds[1:]:
+                    os.close(extra)
+                return fds[0]
 
 
 def read_spec(job: socket.socket) -> JobSpec:
@@ -509,6 +573,8 @@ class Spare:
         self.pid: int | None = None
         self.pidfd: int | None = None
         self.code_w = self.out_r = self.err_r = self.graph_r = -1
+        self.trace = JobTrace()
+        self.mount_ns = -1
 
     # -- before the job
 
@@ -551,6 +617,11 @@ class Spare:
             os.close(fd)
         ready = _read_with_timeout(ready_r, 1, READY_TIMEOUT_S)
         os.close(ready_r)
+        if ready == b"1" and self.namespaces:
+            # Hold the job's mount namespace, so its teardown (unmounting the jail's binds
+            # and tmpfs) happens in cleanup(), after the answer, and not in the job's exit
+            # on the critical path. No process is left in it; only this fd reaches it.
+            self.mount_ns = os.open(f"/proc/{pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
         if ready != b"1":
             self.kill()
             reason = _read_with_timeout(self.err_r, 4096, 1.0).decode(errors="replace").strip()
@@ -577,6 +648,7 @@ class Spare:
         code = spec.code.encode("utf-8", "surrogatepass")
         payload = HEADER.pack(limits.cpu_s, len(code), spec.graph) + code
         start = time.monotonic()
+        self.trace.mark("code_in", start)
         deadline = start + limits.wall_s
         with contextlib.suppress(BrokenPipeError):  # it died; its status says why
             _write_all(self.code_w, payload)
@@ -608,11 +680,14 @@ class Spare:
             if truncated:
                 break
         end = time.monotonic()
+        self.trace.mark("exited", end)
         if not exited:
             self.kill()
         _, status, usage = os.wait4(self.pid, 0)
         self.pid = None
+        self.trace.mark("reaped")
         self.kill_rest()
+        self.trace.mark("emptied")
         # Every writer is dead now: drain what is left in the pipes, still bounded.
         drain_until = time.monotonic() + 1.0
         while sel.get_map() and len(sel.get_map()) > 1 and time.monotonic() < drain_until:
@@ -645,6 +720,7 @@ class Spare:
             duration_ms=round((end - start) * 1000, 3),
             peak_memory_bytes=stats.peak_bytes if stats else None,
         )
+        self.trace.mark("drained")
         if graph is None:
             return JobAnswer(outcome=outcome)
         return graph.answer(outcome)
@@ -706,14 +782,19 @@ class Spare:
             _reap_others(self.pid)
 
     def cleanup(self) -> None:
-        """Kill what is left, close pipes, remove the cgroup or job directory."""
+        """Kill what is left, close pipes, remove the cgroup or job directory.
+
+        Closing the held mount namespace frees the job's private tmpfs (/tmp, working dir,
+        /dev/shm) here, after the answer: no process of the job is alive by then.
+        """
         self.kill()
         if self.pid is not None:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(self.pid, 0)
             self.pid = None
         self.kill_rest()
-        for fd in (self.code_w, self.out_r, self.err_r, self.pidfd, self.graph_r):
+        fds = (self.code_w, self.out_r, self.err_r, self.pidfd, self.graph_r, self.mount_ns)
+        for fd in fds:
             if fd is not None and fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
@@ -883,6 +964,8 @@ def jailed_interpreter(
         with contextlib.suppress(OSError):
             os.write(err_w, f"{type(exc).__name__}: {exc}".encode())
         os._exit(SETUP_FAILED)
+    with contextlib.suppress(Exception):  # a slower first job, never a failed one
+        prefault()
     os.write(ready_w, b"1")
     os.close(ready_w)
     header = _read_exact(code_r, HEADER.size)
@@ -1029,6 +1112,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m sandbox.zygote``; see :class:`sandbox.worker.Worker`."""
     parser = argparse.ArgumentParser(prog="python -m sandbox.zygote")
     parser.add_argument("--ctl-fd", type=int, required=True)
+    parser.add_argument("--jobs-fd", type=int, required=True)
     parser.add_argument("--backend", default="auto")
     parser.add_argument("--uid", type=int, default=65534)
     parser.add_argument("--tmp-mib", type=int, default=16)
@@ -1042,6 +1126,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     ctl = socket.socket(fileno=args.ctl_fd)
+    jobs = socket.socket(fileno=args.jobs_fd)
     jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)
     started = time.monotonic()
     cfg: ZygoteConfig | None = None
@@ -1049,8 +1134,9 @@ def main(argv: list[str] | None = None) -> int:
         cfg, hello = start_up(args, started)
         gc.collect()
         gc.freeze()  # forked jobs then do not copy every object's page when the GC runs
+        _report_collapse(hugepages.collapse_heap())  # ~10x cheaper forks and exits
         ctl.send(hello.model_dump_json().encode())
-        Zygote(ctl, cfg).serve()
+        Zygote(ctl, cfg, jobs).serve()
     except (Exception, SystemExit) as exc:
         if cfg is None:  # not started: tell the worker why before exiting
             with contextlib.suppress(OSError):
@@ -1102,6 +1188,17 @@ def start_up(args: argparse.Namespace, started: float) -> tuple[ZygoteConfig, Zy
         startup_s=round(time.monotonic() - started, 3),
     )
     return cfg, hello
+
+
+def _report_collapse(collapse: hugepages.Collapse) -> None:
+    """Say on stderr (the service's log) how much of the heap is on huge pages."""
+    words = (
+        f"sandbox: zygote heap on huge pages: {collapse.huge_bytes >> 20} MiB "
+        f"({collapse.collapsed} of {collapse.regions} regions, {collapse.seconds:.2f} s)"
+    )
+    if collapse.error:
+        words += f"; not collapsed: {collapse.error} (forks and exits cost more)"
+    print(words, file=sys.stderr, flush=True)
 
 
 def _failure_words(exc: BaseException) -> str:

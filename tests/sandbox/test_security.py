@@ -22,6 +22,8 @@ import pytest
 from sandbox.client import SandboxClient
 from sandbox.errors import SandboxRejected
 from sandbox.protocol import LimitOverrides, RunResult
+from sandbox.settings import SandboxSettings
+from sandbox.worker import SPARES_PER_SLOT
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.slow
@@ -117,6 +119,10 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     box.close()
 
 
+IDLE_SPARES = SPARES_PER_SLOT * SandboxSettings.model_fields["concurrency"].default
+"""The most pre-started interpreters the service keeps idle (its default concurrency)."""
+
+
 def processes_of(uid: int) -> list[int]:
     found = []
     for entry in os.listdir("/proc"):
@@ -133,7 +139,7 @@ def leftovers() -> list[int]:
     """Processes of the job uid other than the idle pre-started interpreters.
 
     An idle interpreter is pid 1 of its own pid namespace and waits for code; the pool
-    holds at most 2 (the default concurrency). Anything else of the job uid is a leftover.
+    holds at most ``IDLE_SPARES``. Anything else of the job uid is a leftover.
     """
     idle, other = [], []
     for pid in processes_of(JOB_UID):
@@ -143,7 +149,7 @@ def leftovers() -> list[int]:
             continue
         nspid = next(line for line in status.splitlines() if line.startswith("NSpid:"))
         (idle if nspid.split()[-1] == "1" else other).append(pid)
-    return other if len(idle) <= 2 else other + idle
+    return other if len(idle) <= IDLE_SPARES else other + idle
 
 
 def assert_next_job_ok(sandbox: Sandbox) -> None:

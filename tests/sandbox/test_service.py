@@ -20,6 +20,7 @@ from sandbox.protocol import (
     RunResult,
 )
 from sandbox.service import build_app
+from sandbox.trace import ServerTiming
 
 GRAPH = AutogradGraph(nodes=[GraphNode(id=0, kind="backward", label="MulBackward0")])
 
@@ -141,3 +142,10 @@ async def test_a_missing_service_is_unavailable(tmp_path: Path) -> None:
     with pytest.raises(SandboxUnavailable, match="cannot be reached"):
         await client.run("1")
     await client.close()
+
+
+async def test_a_run_answer_carries_its_hops_as_server_timing(client: SandboxClient) -> None:
+    session = client._client()
+    async with session.post(client.base_url + "/run", data=b'{"code": "1"}') as response:
+        timing = ServerTiming.parse(response.headers["Server-Timing"])
+    assert [p.name for p in timing.phases] == ["parse", "respond"]
