@@ -9,8 +9,9 @@ never be mistaken for an answer; a ``/word`` that is not a command is refused, n
 prompt             accepts (any case)
 =================  ==================================================================
 verdict            ``true``/``false``, ``t``/``f``, ``yes``/``no``, ``y``/``n``; commands
-why (the answer)   one line of text; commands. A bare ``q``, ``quit``, ``skip``, ``hint``
-                   or ``help`` is refused as a probable command, not graded
+why (the answer)   text (a pasted block is joined into one); commands. A bare ``q``,
+                   ``quit``, ``skip``, ``hint`` or ``help`` is refused as a probable
+                   command, not graded
 menus              an option's key or word (``n``/``new``, ``q``/``quit``...), ``/quit``,
                    ``/help``; Enter takes the default
 =================  ==================================================================
