@@ -34,7 +34,7 @@ from typing import Any, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bot.cli.content import DEFAULT_CONTENT, load_bank_or_report
+from bot.cli.content import PATHS_HELP, configured_content, load_bank_or_report
 from bot.grading import AnswerTooLong, Grader, GradingError, UnknownItem, render_feedback
 from bot.grading.models import (
     MAX_ANSWER_CHARS,
@@ -106,7 +106,7 @@ def register(sub: Any) -> None:
     )
     grade.add_argument(
         "--content", action="append", type=Path, default=None, metavar="PATH",
-        help="pack files or directories (default: content/)",
+        help=PATHS_HELP,
     )  # fmt: skip
     grade.set_defaults(handler=cmd_grade)
 
@@ -182,7 +182,7 @@ def grade_lines(grader: Grader, lines: TextIO, out: TextIO) -> int:
 
 def cmd_grade(args: argparse.Namespace) -> int:
     """Grade JSON lines from stdin, or one answer given on the command line."""
-    bank = load_bank_or_report(args.content or [DEFAULT_CONTENT])
+    bank = load_bank_or_report(args.content or [configured_content()])
     if bank is None:
         return 1
     grader = Grader(bank)
