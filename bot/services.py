@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -371,7 +372,8 @@ async def sandbox_runner(settings: TutorSettings) -> AsyncIterator[SandboxRunner
         async with SandboxClient(url=endpoint.url, timeout_s=timeout_s) as client:
             yield client
         return
-    if importlib.util.find_spec("torch") is None:
+    # The zygote runs TUTOR_SANDBOX_PYTHON when it is set: then this Python needs no torch.
+    if not os.environ.get("TUTOR_SANDBOX_PYTHON") and importlib.util.find_spec("torch") is None:
         raise SandboxUnavailable(
             "TUTOR_SANDBOX_ADDRESS=local starts a sandbox worker with this Python, which has "
             "no torch; install the sandbox extra (torch==2.13.0, CPU) or set "

@@ -193,6 +193,16 @@ async def test_a_local_sandbox_that_cannot_start_fails_the_check_saying_why(
 
 
 @pytest.mark.slow
+async def test_the_local_sandbox_check_starts_the_zygote_with_tutor_sandbox_python(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TUTOR_SANDBOX_PYTHON", str(tmp_path / "no-such-python"))
+    result = await check_sandbox(_settings(tmp_path, content_dir=ROOT / "content"))
+    assert not result.ok
+    assert f"could not start the sandbox with {tmp_path / 'no-such-python'}" in result.detail
+
+
+@pytest.mark.slow
 async def test_the_local_sandbox_check_starts_a_worker_and_asks_it(tmp_path: Path) -> None:
     result = await check_sandbox(_settings(tmp_path, content_dir=ROOT / "content"))
     assert result.ok, result.detail
