@@ -442,6 +442,16 @@ class Bank:
             and (difficulty is None or item.difficulty == difficulty)
         ]
 
+    def concept_descriptions(self) -> dict[str, str]:
+        """Each rubric concept id with its learner-facing words (its ``description``, the
+        praise shown when it is credited): the first item's, in bank order, for an id that
+        several items share."""
+        words: dict[str, str] = {}
+        for item in self:
+            for concept in item.rubric.concepts:
+                words.setdefault(concept.id, concept.description)
+        return words
+
     def fingerprint(self) -> str:
         """A short hash of every item's JSON; changes whenever any content changes."""
         digest = hashlib.sha256()

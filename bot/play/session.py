@@ -55,6 +55,7 @@ from bot.play.protocol import (
     VerdictSet,
 )
 from bot.progress.models import LearnerStats
+from bot.progress.stats import describe_concepts
 from bot.services import Services
 from sandbox.errors import SandboxError, SandboxRejected
 
@@ -198,7 +199,8 @@ class PlaySession:
         Raises:
             sqlite3.Error: the database cannot be read.
         """
-        return await self.services.store.learner_stats(self.learner_id)
+        stats = await self.services.store.learner_stats(self.learner_id)
+        return describe_concepts(stats, self.services.bank.concept_descriptions())
 
     async def end(self, reason: str) -> Ended:
         """Close the session: the open question is dropped (nothing recorded for it).

@@ -116,3 +116,18 @@ def test_an_unknown_topic_names_the_interactive_way_to_list_them(
         TerminalFrontEnd(context, session, console, stdin=keys).run()
     assert "? at the Topic prompt lists them" in screen.getvalue()
     assert "`topics`" not in screen.getvalue()
+
+
+def test_stats_name_the_concepts_to_work_on_in_words_and_say_why_points_are_zero(
+    tmp_path: Path, bank: Bank
+) -> None:
+    _, screen = _play(tmp_path, bank, "f", "it keeps the old number around", "s", "q")
+    assert "TF12 · true/false" in screen  # the harness's seed opens it; its ids have hyphens
+    item = bank.items["TF12"]
+    table = screen[screen.index("Your progress") :]
+    to_work_on = table[table.index("to work on") : table.index("weakest")].split()
+    assert any(
+        " ".join(c.description.split()[:3]) in " ".join(to_work_on) for c in item.rubric.concepts
+    )
+    assert not any(c.id in to_work_on for c in item.rubric.concepts if "-" in c.id)
+    assert "points are earned only in a Discord server" in " ".join(table.split())
