@@ -56,6 +56,25 @@ def test_the_database_check_passes_on_a_readable_database(tmp_path: Path) -> Non
     assert check_database(_settings(tmp_path)).ok
 
 
+def _corrupt_database(path: Path) -> None:
+    """A database whose table pages are overwritten with garbage (its header is intact)."""
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (x)")
+        conn.executemany("INSERT INTO t VALUES (?)", [("x" * 500,) for _ in range(200)])
+    conn.close()
+    data = bytearray(path.read_bytes())
+    page = 4096
+    data[3 * page : 6 * page] = b"\xff" * (3 * page)
+    path.write_bytes(bytes(data))
+
+
+def test_the_database_check_fails_on_corrupt_pages(tmp_path: Path) -> None:
+    _corrupt_database(tmp_path / "tutor.db")
+    result = check_database(_settings(tmp_path))
+    assert not result.ok
+    assert "corrupt" in result.detail
+
+
 def test_a_fresh_connected_heartbeat_is_healthy(tmp_path: Path) -> None:
     settings = _settings(tmp_path)
     _writer(settings, True, NOW).beat()
