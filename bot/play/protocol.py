@@ -136,9 +136,12 @@ class Stats(_Command):
 
 
 class Topics(_Command):
-    """List topics and kinds."""
+    """List topics and kinds, counting only the items of ``kind`` and ``difficulty`` (None:
+    any; the interactive Topic prompt passes the ones already chosen)."""
 
     command: Literal["topics"] = "topics"
+    kind: Kind | None = None
+    difficulty: int | None = Field(None, ge=1, le=3)
 
 
 class Graph(_Command):

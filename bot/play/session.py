@@ -186,7 +186,7 @@ class PlaySession:
             case Stats():
                 return [StatsShown(stats=await self.stats())]
             case Topics():
-                return self._topics()
+                return self._topics(command.kind, command.difficulty)
             case Graph():
                 return await self._graph(command.directory)
             case Quit():
@@ -399,14 +399,16 @@ class PlaySession:
 
     # --- browsing -----------------------------------------------------------------------
 
-    def _topics(self) -> list[Event]:
-        bank = self.services.bank
-        tags = Counter(tag for item in bank for tag in item.tags)
-        kinds = Counter(item.kind.value for item in bank)
+    def _topics(self, kind: Kind | None, difficulty: int | None) -> list[Event]:
+        items = self.services.bank.select(kind=kind, difficulty=difficulty)
+        tags = Counter(tag for item in items for tag in item.tags)
+        kinds = Counter(item.kind.value for item in items)
         return [
             TopicsShown(
                 topics=[TopicCount(name=t, items=n) for t, n in sorted(tags.items())],
-                kinds=[TopicCount(name=k.value, items=kinds[k.value]) for k in Kind],
+                kinds=[
+                    TopicCount(name=k.value, items=kinds[k.value]) for k in Kind if kinds[k.value]
+                ],
             )
         ]
 

@@ -310,7 +310,7 @@ class TerminalFrontEnd:
         while True:
             topic = self._choose("Topic (Enter: any · [cyan]?[/] list them)", _read_topic)
             if topic == "?":
-                self._do(Topics())
+                self._do(Topics(kind=kind, difficulty=difficulty))
                 continue
             command = QuizCommand(kind=kind, topic=topic or None, difficulty=difficulty)
             events = self._do(command)
@@ -350,7 +350,8 @@ class TerminalFrontEnd:
             if review
             else MenuOption(key="a", word="another", label="another like this")
         )
-        options = (again, *[o for o in MAIN_MENU if o.key in {"n", "s", "q"}])
+        # The main menu's keys work here too (README), after the one offered for Enter.
+        options = (again, *[o for o in MAIN_MENU if o.key != again.key])
         options = tuple(
             o.model_copy(update={"label": "new filters"}) if o.key == "n" else o for o in options
         )
@@ -362,26 +363,41 @@ class TerminalFrontEnd:
         )
 
 
+MENU_QUIT_WORDS: Final = frozenset({"q", "quit"})
+"""What quits at every menu, the filter prompts too (never a kind, difficulty or tag)."""
+
+
+def _menu_command(typed: str) -> Action | None:
+    """``/quit``, ``/help``, or a bare ``q``/``quit`` (quit) typed at a menu; else None.
+
+    Raises:
+        KeyRefused: an unknown ``/command``.
+    """
+    if typed.strip().lower() in MENU_QUIT_WORDS:
+        return Action.QUIT
+    return read_command(typed, AT_A_MENU)
+
+
 def _read_kind(typed: str) -> Kind | Action | None:
-    """A kind typed at the Kind prompt (``any``: None), or ``/quit``/``/help``.
+    """A kind typed at the Kind prompt (``any``: None), or ``q``/``/quit``/``/help``.
 
     Raises:
         KeyRefused: an unknown command.
         ProtocolError: not a kind; the message lists them.
     """
-    command = read_command(typed, AT_A_MENU)
+    command = _menu_command(typed)
     if command is not None:
         return command
     return None if typed.lower() == ANY else parse_kind(typed)
 
 
 def _read_difficulty(typed: str) -> int | Action | None:
-    """A difficulty typed at its prompt (``any``: None), or ``/quit``/``/help``.
+    """A difficulty typed at its prompt (``any``: None), or ``q``/``/quit``/``/help``.
 
     Raises:
         KeyRefused: not ``any``, 1, 2 or 3, or an unknown command.
     """
-    command = read_command(typed, AT_A_MENU)
+    command = _menu_command(typed)
     if command is not None:
         return command
     word = typed.lower()
@@ -393,12 +409,13 @@ def _read_difficulty(typed: str) -> int | Action | None:
 
 
 def _read_topic(typed: str) -> str | Action:
-    """A topic tag (``""``: any; ``?``: list them), or ``/quit``/``/help``.
+    """A topic tag (``""``: any; ``?``: list the tags of the kind and difficulty chosen), or
+    ``q``/``/quit``/``/help``.
 
     Raises:
         KeyRefused: an unknown command.
     """
-    command = read_command(typed, AT_A_MENU)
+    command = _menu_command(typed)
     return typed if command is None else command
 
 
