@@ -236,6 +236,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from sandbox.protocol import ErrorBody, RunRequest, RunResult, first_error
     from sandbox.settings import SandboxSettingsError
     from sandbox.worker import Worker
+    from sandbox.zygote import CONTAINER_WALL_MISSING
 
     try:
         settings = _settings(args)
@@ -262,6 +263,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     async def main() -> RunResult:
         async with Worker(settings) as worker:
+            assert worker.hello is not None
+            if worker.hello.reason.startswith(CONTAINER_WALL_MISSING):
+                print(f"sandbox: {worker.hello.reason}", file=sys.stderr, flush=True)
             return await worker.run(request)
 
     try:
