@@ -280,10 +280,12 @@ class NoSandbox:
 
     Args:
         reason: why there is no sandbox, shown to the learner.
+        turned_off: the learner turned it off (``--sandbox off``), rather than it failing.
     """
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, turned_off: bool = False) -> None:
         self.reason = reason
+        self.turned_off = turned_off
 
     async def run(
         self,

@@ -392,6 +392,8 @@ class Revealed(_Event):
             recorded.
         torch_version: the torch that produced ``output``.
         duration_ms: how long the run took, in milliseconds, when it ran now.
+        sandbox_off: ``recorded`` because the sandbox was turned off (``--sandbox off``),
+            not because it failed.
     """
 
     event: Literal["revealed"] = "revealed"
@@ -404,6 +406,7 @@ class Revealed(_Event):
     status: str | None
     torch_version: str
     duration_ms: float | None = None
+    sandbox_off: bool = False
 
 
 class Skipped(_Event):

@@ -71,6 +71,8 @@ def output_caption(event: Revealed) -> str:
         return f"ran now in the sandbox: {event.status}, torch {event.torch_version}{took}"
     if event.source == "cache":
         return f"a real run with torch {event.torch_version}, kept from an earlier reveal"
+    if event.sandbox_off:
+        return f"recorded with torch {event.torch_version}; the sandbox is turned off"
     return f"recorded with torch {event.torch_version}; the sandbox could not run it now"
 
 

@@ -394,6 +394,8 @@ class PlaySession:
                 "status": status,
                 "torch_version": torch,
                 "duration_ms": duration,
+                "sandbox_off": run is None
+                and getattr(self.services.snippets.runner, "turned_off", False),
             }
         )
 

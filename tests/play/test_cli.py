@@ -53,7 +53,7 @@ def test_piped_input_is_read_as_the_line_protocol(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "[TF3 · true/false" in done.stdout
     assert "Correct (score" in done.stdout
-    assert "recorded with torch 2.13.0; the sandbox could not run it now" in done.stdout
+    assert "recorded with torch 2.13.0; the sandbox is turned off" in done.stdout
 
 
 @pytest.mark.parametrize("utf8_mode", ["0", "1"], ids=["strict", "surrogateescape"])
