@@ -173,6 +173,9 @@ _NO_ARGS: dict[str, Review | Hint | Skip | Stats | Topics] = {
     "topics": Topics(),
 }
 _QUIT_WORDS = {"quit", "exit", "q"}
+_COMMAND_AS_ANSWER = {"skip": "skip", "hint": "hint", "quit": "quit", "exit": "quit", "q": "quit"}
+"""An answer that is only one of these words was meant as the command (as interactively)."""
+_COMMAND_DOES = {"skip": "drop the question", "hint": "see the hint", "quit": "end the session"}
 
 
 def parse_verdict(word: str) -> bool:
@@ -259,7 +262,9 @@ def parse_line(line: str) -> Command | None:
     word, _, rest = stripped.partition(" ")
     word = word.lower()
     rest = rest.strip()
-    if word in _QUIT_WORDS and not rest:
+    if word in _QUIT_WORDS:
+        if rest:
+            raise ProtocolError("bad_argument", f"{word} takes no argument")
         return Quit()
     if word in _NO_ARGS:
         if rest:
@@ -275,7 +280,15 @@ def parse_line(line: str) -> Command | None:
         return SetVerdict(verdict=parse_verdict(rest))
     if word == "answer":
         # The text is taken as typed (one line); the session refuses empty or long text.
-        return Answer(text=line.strip().partition(" ")[2].strip())
+        text = line.strip().partition(" ")[2].strip()
+        meant = _COMMAND_AS_ANSWER.get(text.lower())
+        if meant is not None:
+            raise ProtocolError(
+                "bad_argument",
+                f"`answer {text[:10]}` was not graded: send `{meant}` on its own line to "
+                f"{_COMMAND_DOES[meant]}; to answer, say why in a sentence",
+            )
+        return Answer(text=text)
     if word == "graph":
         if not rest:
             raise ProtocolError("bad_argument", "graph takes a directory, e.g. `graph out/`")

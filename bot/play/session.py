@@ -113,9 +113,19 @@ class OpenQuestion:
     hint_used: bool = False
 
 
+MIN_SUGGEST_CHARS = 3
+"""A shorter word (``x``) is close to too many tags to suggest any."""
+
+SUGGEST_CUTOFF = 80
+"""rapidfuzz ``WRatio`` (0-100) a tag needs to be suggested: typos and prefixes
+(``grad-acumulation``, ``leaf``) pass; a letter shared by chance does not."""
+
+
 def _suggest(word: str, choices: list[str]) -> str:
     """`` (did you mean a, b?)`` for close matches of ``word`` among ``choices``, else ``""``."""
-    close = process.extract(word, choices, scorer=fuzz.WRatio, limit=3, score_cutoff=70)
+    if len(word.strip()) < MIN_SUGGEST_CHARS:
+        return ""
+    close = process.extract(word, choices, scorer=fuzz.WRatio, limit=3, score_cutoff=SUGGEST_CUTOFF)
     if not close:
         return ""
     return " (did you mean " + ", ".join(name for name, _, _ in close) + "?)"

@@ -167,6 +167,19 @@ async def test_an_unknown_topic_is_refused_with_close_tags(session: PlaySession)
     assert "leaf-tensor" in error.message
 
 
+async def test_a_tag_sharing_one_letter_with_a_short_topic_is_not_suggested(
+    session: PlaySession,
+) -> None:
+    error = _error(await session.handle(Quiz(topic="x")))
+    assert error.code == "unknown_topic"
+    assert "did you mean" not in error.message
+
+
+async def test_a_misspelt_topic_gets_the_tag_it_meant(session: PlaySession) -> None:
+    error = _error(await session.handle(Quiz(topic="grad-acumulation")))
+    assert "did you mean grad-accumulation?" in error.message
+
+
 async def test_an_unknown_item_is_refused(session: PlaySession) -> None:
     error = _error(await session.handle(AskItem(item_id="TF99")))
     assert error.code == "unknown_item"
