@@ -119,6 +119,19 @@ def _error(
     return GradeLineError(line=line, item_id=item_id, error=kind, message=message)
 
 
+def _json_kind(value: object) -> str:
+    """What JSON value ``value`` was decoded from, in JSON's words (``an array``)."""
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "true or false"
+    if value is None:
+        return "null"
+    return "a number"
+
+
 def grade_line(grader: Grader, number: int, raw: str) -> GradedLine | GradeLineError:
     """Grade one input line of ``tutor grade --jsonl``.
 
@@ -136,9 +149,12 @@ def grade_line(grader: Grader, number: int, raw: str) -> GradedLine | GradeLineE
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         return _error(number, None, "invalid_json", f"not JSON: {exc.msg}")
-    item_id = data.get("item_id") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        message = f"each line must be a JSON object, not {_json_kind(data)}"
+        return _error(number, None, "invalid_request", message)
+    item_id = data.get("item_id")
     item_id = item_id if isinstance(item_id, str) else None
-    text = data.get("text") if isinstance(data, dict) else None
+    text = data.get("text")
     if isinstance(text, str) and len(text) > MAX_ANSWER_CHARS:
         return _error(number, item_id, "answer_too_long", str(AnswerTooLong(len(text))))
     try:
@@ -188,17 +204,20 @@ def cmd_grade(args: argparse.Namespace) -> int:
     grader = Grader(bank)
     if args.jsonl:
         if args.item or args.text is not None:
-            print("--jsonl reads every answer from stdin; drop ITEM and --text", file=sys.stderr)
+            print(
+                "tutor grade: --jsonl reads every answer from stdin; drop ITEM and --text",
+                file=sys.stderr,
+            )
             return 2
         return 1 if grade_lines(grader, sys.stdin, sys.stdout) else 0
     if not args.item or args.text is None:
-        print("give --jsonl, or an ITEM and its --text", file=sys.stderr)
+        print("tutor grade: give --jsonl, or an ITEM and its --text", file=sys.stderr)
         return 2
     verdict = None if args.verdict is None else args.verdict == "true"
     try:
         response = grader.response(args.item, verdict, args.text)
     except GradingError as exc:
-        print(exc, file=sys.stderr)
+        print(f"tutor grade: {exc}", file=sys.stderr)
         return 2
     result = grader.grade(response)
     print(render_feedback(result, grader.item(args.item), flavour="plain"))
