@@ -169,3 +169,16 @@ def test_schema_is_written_into_the_configured_content_dir(
     assert main(["content", "schema"]) == 0
     assert (tmp_path / "packs" / "schema.json").is_file()
     assert not (tmp_path / "content").exists()
+
+
+def test_an_id_repeated_in_another_file_is_reported_at_both_places(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (HERE / "valid.yaml").read_text(encoding="utf-8")
+    (tmp_path / "a.yaml").write_text(text, encoding="utf-8")
+    (tmp_path / "b.yaml").write_text(text.replace("pack: fixture", "pack: other"), "utf-8")
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if row.strip() == "- id: TF1")
+    assert main(["content", "check", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'b.yaml'}:{line}:9: TF1: duplicate item id" in err
+    assert f"(also at {tmp_path / 'a.yaml'}:{line}:9)" in err
