@@ -64,7 +64,23 @@ def load_settings() -> TutorSettings | None:
             file=sys.stderr,
         )
         return None
+    if not settings.discord_token.get_secret_value().strip():
+        print(
+            "TUTOR_DISCORD_TOKEN is blank (only spaces): put the bot token in the environment "
+            "or in .env (Developer Portal -> your application -> Bot -> Reset Token).",
+            file=sys.stderr,
+        )
+        return None
     return settings
+
+
+class NoVoiceWarnings(logging.Filter):
+    """Drops discord.py's start-up warnings that voice is unsupported (PyNaCl, davey are
+    not installed): the tutor uses app commands only, never voice, so they only alarm."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """False for a "voice will NOT be supported" record."""
+        return not record.getMessage().endswith("voice will NOT be supported")
 
 
 def preload() -> None:
@@ -168,6 +184,7 @@ def cmd_bot(args: argparse.Namespace) -> int:
     import discord
 
     discord.utils.setup_logging(level=logging.getLevelNamesMapping()[settings.log_level], root=True)
+    logging.getLogger("discord.client").addFilter(NoVoiceWarnings())
     try:
         return asyncio.run(_main(settings, sync=args.sync))
     except ContentErrors as exc:
