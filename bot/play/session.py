@@ -428,6 +428,13 @@ class PlaySession:
         item = self.last_revealed
         if item is None:
             return _error("no_question", "no snippet revealed yet: answer a question first")
+        if not directory.is_dir() and not directory.parent.is_dir():  # noqa: ASYNC240 - two stats, microseconds
+            return _error(
+                "graph_unavailable",
+                f"the directory {str(directory.parent)!r} does not exist: create it or fix "
+                f"the path (only {directory.name!r} itself is created, so a mistyped path "
+                "never scatters pictures elsewhere)",
+            )
         saver = self.graph_saver or self.save_graph
         try:
             path = await saver(item, directory)
@@ -448,7 +455,7 @@ class PlaySession:
 
         The graph comes from the snippet's cached run and the picture from the sandbox
         worker (:func:`bot.quiz.item_graph`), as on Discord; nothing is drawn in this
-        process. ``directory`` is created.
+        process. ``directory`` is created when missing (not its parent).
 
         Returns:
             The file written.
@@ -470,7 +477,7 @@ class PlaySession:
 
 
 def _write_file(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(exist_ok=True)
     path.write_bytes(data)
 
 

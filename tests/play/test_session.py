@@ -242,6 +242,16 @@ async def test_graph_saves_the_picture_the_sandbox_drew(
     assert runner.drawn == [(runner.graph, "TF3")]
 
 
+async def test_graph_into_a_directory_whose_parent_is_missing_is_refused_not_created(
+    session: PlaySession, tmp_path: Path
+) -> None:
+    await _answer_tf3(session)
+    error = _error(await session.handle(Graph(directory=tmp_path / "no" / "such" / "dir")))
+    assert error.code == "graph_unavailable"
+    assert f"the directory {str(tmp_path / 'no' / 'such')!r} does not exist" in error.message
+    assert not (tmp_path / "no").exists()
+
+
 async def test_graph_with_the_sandbox_down_says_it_is_unavailable(
     session: PlaySession, runner: FakeSandboxRunner, tmp_path: Path
 ) -> None:
