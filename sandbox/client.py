@@ -246,6 +246,12 @@ class SandboxClient:
                 raise SandboxTimeout(
                     f"the sandbox did not answer within {self.timeout_s:g} s"
                 ) from exc
+            except aiohttp.ClientConnectorError as exc:
+                # aiohttp's own words name a TCP host and "ssl:default" even for a socket.
+                where = f"unix:{self.unix_path}" if self.unix_path is not None else self.base_url
+                why = exc.os_error.strerror or str(exc.os_error)
+                last = SandboxUnavailable(f"the sandbox cannot be reached at {where}: {why}")
+                continue
             except aiohttp.ClientError as exc:
                 last = SandboxUnavailable(f"the sandbox cannot be reached: {exc}")
                 continue

@@ -198,6 +198,13 @@ async def test_the_sandbox_check_fails_when_nothing_listens(tmp_path: Path) -> N
     assert "cannot be reached" in result.detail
 
 
+async def test_an_unreachable_socket_is_named_in_plain_words(tmp_path: Path) -> None:
+    socket_path = tmp_path / "none.sock"
+    result = await check_sandbox(_settings(tmp_path, sandbox_address=f"unix:{socket_path}"))
+    assert f"cannot be reached at unix:{socket_path}: No such file or directory" in result.detail
+    assert "ssl:default" not in result.detail
+
+
 async def test_a_local_sandbox_that_cannot_start_fails_the_check_saying_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
