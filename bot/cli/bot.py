@@ -192,8 +192,11 @@ def cmd_bot(args: argparse.Namespace) -> int:
             print(err, file=sys.stderr)
         return 1
     except sqlite3.Error as exc:
+        from bot.progress.db import describe_open_error
+
         where = settings.database_path
-        print(f"tutor bot: cannot open the database {where}: {exc}", file=sys.stderr)
+        why = describe_open_error(where, exc)
+        print(f"tutor bot: cannot open the database {where}: {why}", file=sys.stderr)
         return 1
     except SandboxStartFailed as exc:
         print(f"tutor bot: the sandbox did not start: {exc.details()}", file=sys.stderr)

@@ -125,7 +125,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
     try:
         stats = asyncio.run(_read(settings, args.learner, args.guild))
     except sqlite3.Error as exc:
-        print(f"cannot read the progress database {path}: {exc}", file=sys.stderr)
+        from bot.progress.db import describe_open_error
+
+        why = describe_open_error(path, exc)
+        print(f"cannot read the progress database {path}: {why}", file=sys.stderr)
         return 1
     print(stats.model_dump_json(indent=2) if args.json else render_text(stats))
     return 0

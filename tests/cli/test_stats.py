@@ -130,3 +130,25 @@ def test_zero_points_say_where_points_are_earned(
 ) -> None:
     main(["stats", "--learner", str(ALICE), "--db", str(missed_concepts)])
     assert "points: 0 (points are earned only in a Discord server" in capsys.readouterr().out
+
+
+def test_a_database_that_cannot_be_written_is_called_read_only(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Root may write any file, so the test takes write access away where it is asked."""
+    import os
+    import sqlite3
+
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda p, mode: False if mode == os.W_OK else real_access(p, mode)
+    )
+
+    def refuse(*_: object, **__: object) -> None:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr("bot.cli.stats._read", refuse)
+    assert main(["stats", "--learner", str(ALICE), "--db", str(db_path)]) == 1
+    assert "unable to open database file (read-only: the file cannot be written)" in (
+        capsys.readouterr().err
+    )
