@@ -65,7 +65,7 @@ T = TypeVar("T")
 ANY = "any"
 KIND_CHOICES = [ANY, "tf", "se", "why", "ec"]
 HELP = (
-    "Answer each question with a verdict (true/false questions) and one line saying why. "
+    "Answer each question with a verdict (true/false questions) and a sentence saying why. "
     "You get a grade and feedback, then the explanation and the snippet's real output. "
     "While answering: /hint (or ?), /skip, /quit, /help; at a menu, q quits. Your "
     "progress is saved as you go."
