@@ -58,9 +58,9 @@ VERDICT_WORDS: Final = "true or false (also t/f, yes/no, y/n)"
 KEYS_HELP: Final = (
     "While answering: give the verdict as true or false (t/f, yes/no, y/n), then a sentence "
     "saying why (a pasted block is taken whole). /hint (or ?) shows the hint, /skip "
-    "drops the question (nothing is recorded), /quit ends the session, /help shows this. At a menu, type an option's "
-    "letter or word (n or new, q or quit...); Enter takes the one offered. Ctrl-D ends "
-    "too. Every graded answer is saved as you go."
+    "drops the question (nothing is recorded), /quit ends the session, /help shows this. "
+    "At a menu, type an option's letter or word (n or new, q or quit...); Enter takes the "
+    "one offered. Ctrl-D ends too. Every graded answer is saved as you go."
 )
 """What ``/help`` shows, at any prompt."""
 
