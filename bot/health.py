@@ -168,7 +168,14 @@ class CheckResult(BaseModel):
 
 
 def check_database(settings: TutorSettings) -> CheckResult:
-    """The SQLite file exists and answers a read (opened read-only; never created)."""
+    """The SQLite file exists, passes ``PRAGMA quick_check`` and can be written.
+
+    It is opened read-only and never created. ``quick_check`` (sqlite.org/pragma.html)
+    reads every page and checks the b-trees without the slower index comparison of
+    ``integrity_check``, so a file with corrupt pages fails here rather than in the bot.
+    A file the bot could not write (its permissions, or its directory's, where the journal
+    goes) fails as "read-only"; one that cannot be opened at all says "cannot be opened".
+    """
     path = settings.database_path
     if not path.is_file():
         return CheckResult(name="database", ok=False, detail=f"no database file at {path}")
@@ -178,8 +185,22 @@ def check_database(settings: TutorSettings) -> CheckResult:
             sqlite3.connect(uri, uri=True, timeout=settings.db_busy_timeout_s)
         ) as conn:
             tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-    except sqlite3.Error as exc:
-        return CheckResult(name="database", ok=False, detail=f"{path}: {exc}")
+            problems = [row[0] for row in conn.execute("PRAGMA quick_check(3)")]
+    except sqlite3.DatabaseError as exc:
+        if not os.access(path, os.R_OK) or "unable to open" in str(exc):
+            return CheckResult(
+                name="database", ok=False, detail=f"{path}: cannot be opened ({exc})"
+            )
+        return CheckResult(name="database", ok=False, detail=f"{path}: corrupt ({exc})")
+    if problems != ["ok"]:
+        return CheckResult(
+            name="database", ok=False, detail=f"{path}: corrupt (quick_check: {problems[0]})"
+        )
+    if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
+        where = "the file" if not os.access(path, os.W_OK) else "its directory"
+        return CheckResult(
+            name="database", ok=False, detail=f"{path}: read-only ({where} cannot be written)"
+        )
     return CheckResult(name="database", ok=True, detail=f"{path}: {tables} schema objects")
 
 

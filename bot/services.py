@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -279,10 +280,12 @@ class NoSandbox:
 
     Args:
         reason: why there is no sandbox, shown to the learner.
+        turned_off: the learner turned it off (``--sandbox off``), rather than it failing.
     """
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, turned_off: bool = False) -> None:
         self.reason = reason
+        self.turned_off = turned_off
 
     async def run(
         self,
@@ -371,7 +374,8 @@ async def sandbox_runner(settings: TutorSettings) -> AsyncIterator[SandboxRunner
         async with SandboxClient(url=endpoint.url, timeout_s=timeout_s) as client:
             yield client
         return
-    if importlib.util.find_spec("torch") is None:
+    # The zygote runs TUTOR_SANDBOX_PYTHON when it is set: then this Python needs no torch.
+    if not os.environ.get("TUTOR_SANDBOX_PYTHON") and importlib.util.find_spec("torch") is None:
         raise SandboxUnavailable(
             "TUTOR_SANDBOX_ADDRESS=local starts a sandbox worker with this Python, which has "
             "no torch; install the sandbox extra (torch==2.13.0, CPU) or set "

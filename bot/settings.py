@@ -28,6 +28,9 @@ DEFAULT_DATABASE_PATH = Path("data/tutor.db")
 """The progress database when ``TUTOR_DATABASE_PATH`` is unset; its ``data/`` directory is
 created on first use, unlike any other path's."""
 
+DEFAULT_CONTENT_DIR = Path("content")
+"""The question packs' directory when ``TUTOR_CONTENT_DIR`` is unset."""
+
 LOCAL_SANDBOX = "local"
 """The sandbox address meaning "start a sandbox worker as a child process" (the default)."""
 
@@ -104,7 +107,7 @@ class TutorSettings(BaseSettings):
     sandbox_startup_timeout_s: float = Field(
         180.0, gt=0, le=1800, description="Seconds a local worker may take to start."
     )
-    content_dir: Path = Field(Path("content"), description="Question packs.")
+    content_dir: Path = Field(DEFAULT_CONTENT_DIR, description="Question packs.")
     log_level: LogLevel = "INFO"
     drop_grace_minutes: int = Field(180, ge=0, le=24 * 60, description="Late-post window.")
     drop_tick_s: float = Field(30.0, ge=1, le=600, description="Scheduler period.")
@@ -172,3 +175,24 @@ class TutorSettings(BaseSettings):
     def drop_grace(self) -> timedelta:
         """:attr:`drop_grace_minutes` as a timedelta."""
         return timedelta(minutes=self.drop_grace_minutes)
+
+
+class ContentSettings(BaseSettings):
+    """Only ``TUTOR_CONTENT_DIR`` (environment, then ``.env``), for the ``tutor content``
+    and ``tutor grade`` defaults: they read the same packs as ``tutor play`` and ``tutor
+    bot``, yet never fail on a setting they do not use (a database path, a token).
+
+    Attributes:
+        content_dir: the directory of question packs (``*.yaml``).
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="TUTOR_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        env_ignore_empty=True,
+        frozen=True,
+    )
+
+    content_dir: Path = Field(DEFAULT_CONTENT_DIR, description="Question packs.")

@@ -246,6 +246,12 @@ class SandboxClient:
                 raise SandboxTimeout(
                     f"the sandbox did not answer within {self.timeout_s:g} s"
                 ) from exc
+            except aiohttp.ClientConnectorError as exc:
+                # aiohttp's own words name a TCP host and "ssl:default" even for a socket.
+                where = f"unix:{self.unix_path}" if self.unix_path is not None else self.base_url
+                why = exc.os_error.strerror or str(exc.os_error)
+                last = SandboxUnavailable(f"the sandbox cannot be reached at {where}: {why}")
+                continue
             except aiohttp.ClientError as exc:
                 last = SandboxUnavailable(f"the sandbox cannot be reached: {exc}")
                 continue
@@ -288,7 +294,8 @@ class LocalSandbox:
 
     Args:
         content: packs whose snippets are curated (run even without isolation).
-        python: interpreter with torch for the zygote (default: this one).
+        python: interpreter with torch for the zygote, passed as ``--python``; None (the
+            default) leaves it to the worker's ``TUTOR_SANDBOX_PYTHON``, else this one.
         startup_timeout_s: seconds to wait for the worker to report ready.
         extra_args: more ``tutor sandbox serve`` flags (e.g. ``["--backend", "none"]``).
         env: extra environment for the service (e.g. ``TUTOR_SANDBOX_WALL_S``).
@@ -303,7 +310,8 @@ class LocalSandbox:
         env: dict[str, str] | None = None,
     ) -> None:
         self.content = list(content)
-        self.python = python or sys.executable
+        self.python = python or os.environ.get("TUTOR_SANDBOX_PYTHON") or sys.executable
+        self._python_flag = python
         self.startup_timeout_s = startup_timeout_s
         self.extra_args = list(extra_args)
         self.env = env or {}
@@ -341,8 +349,12 @@ class LocalSandbox:
             if name in os.environ:
                 env[name] = os.environ[name]
         env.update(self.env)
-        args = [self.python, "-m", "sandbox", "serve", "--unix", str(self.socket_path)]
-        args += ["--python", self.python, *self.extra_args, "--content"]
+        # The service needs no torch: it runs here, and only its zygote runs self.python.
+        server = self._python_flag or sys.executable
+        args = [server, "-m", "sandbox", "serve", "--unix", str(self.socket_path)]
+        if self._python_flag is not None:
+            args += ["--python", self._python_flag]
+        args += [*self.extra_args, "--content"]
         args += [str(p.resolve()) for p in self.content]
         package_root = Path(__file__).resolve().parent.parent  # noqa: ASYNC240 - local file op, microseconds
         with log_path.open("wb") as log:
@@ -357,7 +369,7 @@ class LocalSandbox:
                 )
             except OSError as exc:
                 raise SandboxStartFailed(
-                    f"the local sandbox could not be started with {self.python}",
+                    f"the local sandbox could not be started with {server}",
                     exc.strerror or str(exc),
                 ) from exc
         self.client = SandboxClient(unix_path=self.socket_path, retries=2)

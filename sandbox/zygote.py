@@ -48,6 +48,7 @@ import traceback
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 from sandbox import graph_extract, hugepages, jail
 from sandbox.internal import JobAnswer, JobSpec, ZygoteFailed, ZygoteHello
@@ -193,6 +194,27 @@ def in_container() -> bool:
     return Path("/.dockerenv").exists() or Path("/run/.containerenv").exists()
 
 
+CONTAINER_WALL_MISSING: Final = "WARNING: the container's outer wall is missing"
+"""How the ``container`` backend's reason starts when it was forced where the wall is missing."""
+
+
+def container_wall_missing() -> list[str]:
+    """What of the sandbox container's outer wall is missing here, in words (empty: none).
+
+    The ``container`` backend relies on the container for what it does not isolate per job;
+    docker-compose.yml gives the sandbox service ``network_mode: none`` (only ``lo``) and
+    ``read_only: true``. Any container (a dev machine's, a CI runner's) has the marker files
+    that :func:`in_container` looks for, but not necessarily this wall.
+    """
+    missing = []
+    if not os.statvfs("/").f_flag & os.ST_RDONLY:
+        missing.append("the root filesystem is writable")
+    interfaces = sorted(name for _, name in socket.if_nameindex() if name != "lo")
+    if interfaces:
+        missing.append(f"network interfaces are present ({', '.join(interfaces)})")
+    return missing
+
+
 def namespaces_unavailable() -> str | None:
     """None when the namespaces backend can work here, else why not, in words."""
     if os.geteuid() != 0:
@@ -272,7 +294,17 @@ def choose_backend(requested: str) -> tuple[Backend, str]:
             raise SystemExit(f"sandbox: the namespaces backend was requested but {why}")
     if requested == "container" or (requested == "auto" and in_container()):
         note = f" (no namespaces: {why})" if why else ""
-        return "container", "running inside a container, which is the outer wall" + note
+        missing = container_wall_missing()
+        if not missing:
+            return "container", "running inside a container, which is the outer wall" + note
+        if requested == "auto":
+            return "none", (
+                f"a container without the sandbox's outer wall ({'; '.join(missing)})" + note
+            )
+        return "container", (
+            f"{CONTAINER_WALL_MISSING} ({'; '.join(missing)}): the container backend was "
+            "forced; jobs can reach the network and write outside their directory" + note
+        )
     if requested == "none":
         return "none", "isolation was turned off by configuration"
     return "none", f"no isolation is available here: {why}"
@@ -1178,6 +1210,8 @@ def start_up(args: argparse.Namespace, started: float) -> tuple[ZygoteConfig, Zy
                 f"sandbox: the jail root could not be built in {args.jail_parent}: {exc}"
             ) from exc
     isolated, not_isolated = ISOLATION[backend]
+    if reason.startswith(CONTAINER_WALL_MISSING):
+        not_isolated = [*not_isolated, *(f"no outer wall: {m}" for m in container_wall_missing())]
     hello = ZygoteHello(
         pid=os.getpid(),
         torch_version=torch_version,

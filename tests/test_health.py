@@ -56,6 +56,25 @@ def test_the_database_check_passes_on_a_readable_database(tmp_path: Path) -> Non
     assert check_database(_settings(tmp_path)).ok
 
 
+def _corrupt_database(path: Path) -> None:
+    """A database whose table pages are overwritten with garbage (its header is intact)."""
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (x)")
+        conn.executemany("INSERT INTO t VALUES (?)", [("x" * 500,) for _ in range(200)])
+    conn.close()
+    data = bytearray(path.read_bytes())
+    page = 4096
+    data[3 * page : 6 * page] = b"\xff" * (3 * page)
+    path.write_bytes(bytes(data))
+
+
+def test_the_database_check_fails_on_corrupt_pages(tmp_path: Path) -> None:
+    _corrupt_database(tmp_path / "tutor.db")
+    result = check_database(_settings(tmp_path))
+    assert not result.ok
+    assert "corrupt" in result.detail
+
+
 def test_a_fresh_connected_heartbeat_is_healthy(tmp_path: Path) -> None:
     settings = _settings(tmp_path)
     _writer(settings, True, NOW).beat()
@@ -179,6 +198,13 @@ async def test_the_sandbox_check_fails_when_nothing_listens(tmp_path: Path) -> N
     assert "cannot be reached" in result.detail
 
 
+async def test_an_unreachable_socket_is_named_in_plain_words(tmp_path: Path) -> None:
+    socket_path = tmp_path / "none.sock"
+    result = await check_sandbox(_settings(tmp_path, sandbox_address=f"unix:{socket_path}"))
+    assert f"cannot be reached at unix:{socket_path}: No such file or directory" in result.detail
+    assert "ssl:default" not in result.detail
+
+
 async def test_a_local_sandbox_that_cannot_start_fails_the_check_saying_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -190,6 +216,16 @@ async def test_a_local_sandbox_that_cannot_start_fails_the_check_saying_why(
     assert not result.ok
     assert result.detail.startswith("local: TUTOR_SANDBOX_ADDRESS=local starts a sandbox worker")
     assert "no torch" in result.detail
+
+
+@pytest.mark.slow
+async def test_the_local_sandbox_check_starts_the_zygote_with_tutor_sandbox_python(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TUTOR_SANDBOX_PYTHON", str(tmp_path / "no-such-python"))
+    result = await check_sandbox(_settings(tmp_path, content_dir=ROOT / "content"))
+    assert not result.ok
+    assert f"could not start the sandbox with {tmp_path / 'no-such-python'}" in result.detail
 
 
 @pytest.mark.slow

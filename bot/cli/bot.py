@@ -64,7 +64,23 @@ def load_settings() -> TutorSettings | None:
             file=sys.stderr,
         )
         return None
+    if not settings.discord_token.get_secret_value().strip():
+        print(
+            "TUTOR_DISCORD_TOKEN is blank (only spaces): put the bot token in the environment "
+            "or in .env (Developer Portal -> your application -> Bot -> Reset Token).",
+            file=sys.stderr,
+        )
+        return None
     return settings
+
+
+class NoVoiceWarnings(logging.Filter):
+    """Drops discord.py's start-up warnings that voice is unsupported (PyNaCl, davey are
+    not installed): the tutor uses app commands only, never voice, so they only alarm."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """False for a "voice will NOT be supported" record."""
+        return not record.getMessage().endswith("voice will NOT be supported")
 
 
 def preload() -> None:
@@ -168,6 +184,7 @@ def cmd_bot(args: argparse.Namespace) -> int:
     import discord
 
     discord.utils.setup_logging(level=logging.getLevelNamesMapping()[settings.log_level], root=True)
+    logging.getLogger("discord.client").addFilter(NoVoiceWarnings())
     try:
         return asyncio.run(_main(settings, sync=args.sync))
     except ContentErrors as exc:
@@ -175,8 +192,11 @@ def cmd_bot(args: argparse.Namespace) -> int:
             print(err, file=sys.stderr)
         return 1
     except sqlite3.Error as exc:
+        from bot.progress.db import describe_open_error
+
         where = settings.database_path
-        print(f"tutor bot: cannot open the database {where}: {exc}", file=sys.stderr)
+        why = describe_open_error(where, exc)
+        print(f"tutor bot: cannot open the database {where}: {why}", file=sys.stderr)
         return 1
     except SandboxStartFailed as exc:
         print(f"tutor bot: the sandbox did not start: {exc.details()}", file=sys.stderr)

@@ -16,8 +16,16 @@ from bot.grading.evaluation import EvalReport, MarkedFileError, evaluate, load_m
 from bot.grading.samples import MIN_ACCURACY, SampleReport, evaluate_samples
 from sandbox.errors import SandboxError, SandboxStartFailed
 
-DEFAULT_CONTENT = Path("content")
-SCHEMA_PATH = DEFAULT_CONTENT / "schema.json"
+SCHEMA_NAME = "schema.json"
+PATHS_HELP = "pack files or directories (default: $TUTOR_CONTENT_DIR, else content/)"
+
+
+def configured_content() -> Path:
+    """The packs' directory the front ends load: ``TUTOR_CONTENT_DIR`` (environment, then
+    ``.env``), else ``content/``; the default of every command that reads packs."""
+    from bot.settings import ContentSettings
+
+    return ContentSettings().content_dir
 
 
 def load_bank_or_report(paths: Iterable[Path]) -> Bank | None:
@@ -54,13 +62,13 @@ def register(sub: Any) -> None:
     csub = content.add_subparsers(dest="content_command", metavar="ACTION", required=True)
 
     check = csub.add_parser("check", help="validate every pack; exit 1 on any problem")
-    check.add_argument("paths", nargs="*", type=Path, default=[DEFAULT_CONTENT], metavar="PATH")
+    check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=PATHS_HELP)
     check.set_defaults(handler=cmd_check)
 
     verify = csub.add_parser(
         "verify", help="run every snippet and compare with expected_output; exit 1 on mismatch"
     )
-    verify.add_argument("paths", nargs="*", type=Path, default=[DEFAULT_CONTENT], metavar="PATH")
+    verify.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=PATHS_HELP)
     verify.add_argument("--item", action="append", default=[], help="only these item ids")
     verify.add_argument(
         "--python",
@@ -82,7 +90,7 @@ def register(sub: Any) -> None:
         help="grade every item's marked samples and its own answer; exit 1 below 95%% "
         "agreement, on an incorrect sample graded correct, or an answer key not graded correct",
     )
-    test.add_argument("paths", nargs="*", type=Path, default=[DEFAULT_CONTENT], metavar="PATH")
+    test.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=PATHS_HELP)
     test.add_argument("--item", action="append", default=[], help="only these item ids")
     test.add_argument(
         "--min-accuracy",
@@ -103,7 +111,7 @@ def register(sub: Any) -> None:
     evaluate.add_argument("file", type=Path, metavar="FILE.jsonl", help="marked answers")
     evaluate.add_argument(
         "--content", action="append", type=Path, default=None, metavar="PATH",
-        help="pack files or directories (default: content/)",
+        help=PATHS_HELP,
     )  # fmt: skip
     evaluate.add_argument("--item", action="append", default=[], help="only these item ids")
     evaluate.add_argument(
@@ -114,14 +122,19 @@ def register(sub: Any) -> None:
     evaluate.set_defaults(handler=cmd_eval)
 
     schema = csub.add_parser("schema", help="write content/schema.json from the models")
-    schema.add_argument("--output", type=Path, default=SCHEMA_PATH)
+    schema.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help=f"default: {SCHEMA_NAME} in $TUTOR_CONTENT_DIR, else content/{SCHEMA_NAME}",
+    )
     schema.set_defaults(handler=cmd_schema)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Validate packs; print every problem as ``file:line:col: ITEM.field: message``."""
     try:
-        bank = load_bank(args.paths)
+        bank = load_bank(args.paths or [configured_content()])
     except ContentErrors as exc:
         for err in exc.errors:
             print(err, file=sys.stderr)
@@ -142,7 +155,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     local sandbox that did not start (with its last log lines); 2 on an unknown item id
     or, with ``--runner sandbox``, a bad ``TUTOR_SANDBOX_*`` value (one line each).
     """
-    bank = load_bank_or_report(args.paths)
+    paths = args.paths or [configured_content()]
+    bank = load_bank_or_report(paths)
     if bank is None:
         return 1
     items = select_items(bank, args.item)
@@ -157,7 +171,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.runner == "subprocess":
         runner = SubprocessRunner(python=args.python)
     else:
-        runner = SandboxRunner(content=args.paths, python=args.python)
+        runner = SandboxRunner(content=paths, python=args.python)
 
     def progress(done: int, total: int, result: VerifyResult) -> None:
         mark = "ok" if result.matched else "MISMATCH"
@@ -242,7 +256,8 @@ def print_sample_report(report: SampleReport, quiet: bool = False) -> None:
 
 def cmd_test(args: argparse.Namespace) -> int:
     """Grade every item's samples; exit 1 below the accuracy gate or on incorrect-as-correct."""
-    bank = load_bank_or_report(args.paths)
+    paths = args.paths or [configured_content()]
+    bank = load_bank_or_report(paths)
     if bank is None:
         return 1
     items = select_items(bank, args.item)
@@ -286,7 +301,7 @@ def print_eval_report(report: EvalReport, numbers_only: bool = False) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Grade a marked JSONL file and print how the grader fared; exit 1 below the targets."""
-    bank = load_bank_or_report(args.content or [DEFAULT_CONTENT])
+    bank = load_bank_or_report(args.content or [configured_content()])
     if bank is None:
         return 1
     try:
@@ -310,7 +325,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def cmd_schema(args: argparse.Namespace) -> int:
     """Write the JSON Schema for editors."""
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(schema_json(), encoding="utf-8")
-    print(f"wrote {args.output}")
+    output = args.output or configured_content() / SCHEMA_NAME
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(schema_json(), encoding="utf-8")
+    print(f"wrote {output}")
     return 0

@@ -34,7 +34,7 @@ from typing import Any, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bot.cli.content import DEFAULT_CONTENT, load_bank_or_report
+from bot.cli.content import PATHS_HELP, configured_content, load_bank_or_report
 from bot.grading import AnswerTooLong, Grader, GradingError, UnknownItem, render_feedback
 from bot.grading.models import (
     MAX_ANSWER_CHARS,
@@ -106,7 +106,7 @@ def register(sub: Any) -> None:
     )
     grade.add_argument(
         "--content", action="append", type=Path, default=None, metavar="PATH",
-        help="pack files or directories (default: content/)",
+        help=PATHS_HELP,
     )  # fmt: skip
     grade.set_defaults(handler=cmd_grade)
 
@@ -117,6 +117,19 @@ def _error(
     if item_id is not None:
         item_id = replace_lone_surrogates(item_id[:16])
     return GradeLineError(line=line, item_id=item_id, error=kind, message=message)
+
+
+def _json_kind(value: object) -> str:
+    """What JSON value ``value`` was decoded from, in JSON's words (``an array``)."""
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "true or false"
+    if value is None:
+        return "null"
+    return "a number"
 
 
 def grade_line(grader: Grader, number: int, raw: str) -> GradedLine | GradeLineError:
@@ -136,9 +149,12 @@ def grade_line(grader: Grader, number: int, raw: str) -> GradedLine | GradeLineE
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         return _error(number, None, "invalid_json", f"not JSON: {exc.msg}")
-    item_id = data.get("item_id") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        message = f"each line must be a JSON object, not {_json_kind(data)}"
+        return _error(number, None, "invalid_request", message)
+    item_id = data.get("item_id")
     item_id = item_id if isinstance(item_id, str) else None
-    text = data.get("text") if isinstance(data, dict) else None
+    text = data.get("text")
     if isinstance(text, str) and len(text) > MAX_ANSWER_CHARS:
         return _error(number, item_id, "answer_too_long", str(AnswerTooLong(len(text))))
     try:
@@ -182,23 +198,26 @@ def grade_lines(grader: Grader, lines: TextIO, out: TextIO) -> int:
 
 def cmd_grade(args: argparse.Namespace) -> int:
     """Grade JSON lines from stdin, or one answer given on the command line."""
-    bank = load_bank_or_report(args.content or [DEFAULT_CONTENT])
+    bank = load_bank_or_report(args.content or [configured_content()])
     if bank is None:
         return 1
     grader = Grader(bank)
     if args.jsonl:
         if args.item or args.text is not None:
-            print("--jsonl reads every answer from stdin; drop ITEM and --text", file=sys.stderr)
+            print(
+                "tutor grade: --jsonl reads every answer from stdin; drop ITEM and --text",
+                file=sys.stderr,
+            )
             return 2
         return 1 if grade_lines(grader, sys.stdin, sys.stdout) else 0
     if not args.item or args.text is None:
-        print("give --jsonl, or an ITEM and its --text", file=sys.stderr)
+        print("tutor grade: give --jsonl, or an ITEM and its --text", file=sys.stderr)
         return 2
     verdict = None if args.verdict is None else args.verdict == "true"
     try:
         response = grader.response(args.item, verdict, args.text)
     except GradingError as exc:
-        print(exc, file=sys.stderr)
+        print(f"tutor grade: {exc}", file=sys.stderr)
         return 2
     result = grader.grade(response)
     print(render_feedback(result, grader.item(args.item), flavour="plain"))

@@ -161,8 +161,11 @@ def cmd_play(args: argparse.Namespace) -> int:
             print(err, file=sys.stderr)
         return 1
     except sqlite3.Error as exc:
+        from bot.progress.db import describe_open_error
+
+        why = describe_open_error(settings.database_path, exc)
         print(
-            f"tutor play: cannot open the progress database {settings.database_path}: {exc}",
+            f"tutor play: cannot open the progress database {settings.database_path}: {why}",
             file=sys.stderr,
         )
         return 1

@@ -72,6 +72,51 @@ def register(sub: Any) -> None:
     run.set_defaults(handler=cmd_run)
 
 
+RUN_EXIT_STATUS: dict[str, int] = {
+    "exit 0": 0,
+    "exited non-zero": 3,
+    "timed out": 4,
+    "ran out of memory": 5,
+    "used up its CPU time": 6,
+    "printed more than the output cap": 7,
+    "killed by a signal": 8,
+    "hit the process limit": 9,
+}
+"""``tutor sandbox run``'s exit status for each way a snippet can end (1 and 2 are the
+command's own failures: the sandbox failed, or the input or a setting was refused)."""
+
+
+def run_exit_status(result: Any) -> int:
+    """The exit status of ``tutor sandbox run`` for a snippet's :class:`RunResult`.
+
+    The cause is picked in the order of :func:`sandbox.protocol.describe_outcome` (wall
+    time, memory, CPU time, output cap, signal), then the process limit, then the
+    snippet's own exit code; see :data:`RUN_EXIT_STATUS`.
+
+    Args:
+        result: the :class:`~sandbox.protocol.RunResult`.
+
+    Returns:
+        0 when the snippet ran to its end with exit code 0; 1 when the worker could not run
+        it (``result.error``); else the status of its cause (3-9).
+    """
+    if result.error:
+        return 1
+    causes = [
+        (result.timed_out, "timed out"),
+        (result.memory_exceeded, "ran out of memory"),
+        (result.cpu_exceeded, "used up its CPU time"),
+        (result.output_truncated, "printed more than the output cap"),
+        (result.signal is not None, "killed by a signal"),
+        (result.pids_exceeded, "hit the process limit"),
+        (result.exit_code != 0, "exited non-zero"),
+    ]
+    for happened, cause in causes:
+        if happened:
+            return RUN_EXIT_STATUS[cause]
+    return 0
+
+
 FLAGS = {
     "backend": "--backend",
     "python": "--python",
@@ -180,15 +225,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     it, in this process (``sandbox.graph_render``: needs the ``sandbox`` extra, like the
     worker this command starts).
 
-    Exit status: 0 when a result was produced (whatever the snippet's own status), 2 when
-    the snippet was refused (too large, not valid UTF-8, no isolation) or a
-    ``TUTOR_SANDBOX_*`` value or flag is bad (one line each, naming it), 1 when the sandbox
-    failed or a graph asked for with ``--graph-png`` could not be drawn.
+    Exit status: 0 when the snippet ran to its end with exit code 0; 3-9 when it did not
+    (:data:`RUN_EXIT_STATUS`: 3 exited non-zero, 4 timed out, 5 ran out of memory, 6 used
+    up its CPU time, 7 printed more than the output cap, 8 killed by a signal, 9 hit the
+    process limit); 2 when the snippet was refused (too large, not valid UTF-8, no
+    isolation) or a ``TUTOR_SANDBOX_*`` value or flag is bad (one line each, naming it); 1
+    when the sandbox failed or a graph asked for with ``--graph-png`` could not be drawn.
     """
     from sandbox.errors import SandboxError, SandboxRejected
     from sandbox.protocol import ErrorBody, RunRequest, RunResult, first_error
     from sandbox.settings import SandboxSettingsError
     from sandbox.worker import Worker
+    from sandbox.zygote import CONTAINER_WALL_MISSING
 
     try:
         settings = _settings(args)
@@ -215,6 +263,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     async def main() -> RunResult:
         async with Worker(settings) as worker:
+            assert worker.hello is not None
+            if worker.hello.reason.startswith(CONTAINER_WALL_MISSING):
+                print(f"sandbox: {worker.hello.reason}", file=sys.stderr, flush=True)
             return await worker.run(request)
 
     try:
@@ -230,9 +281,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         sys.stdout.write(result.stdout)
         sys.stderr.write(result.stderr)
         print(f"[{result.status}, {result.duration_ms:.0f} ms, {result.backend}]", file=sys.stderr)
-    if args.graph_png is not None:
-        return _save_graph(result, args.graph_png, args.file.name)
-    return 0
+    if args.graph_png is not None and _save_graph(result, args.graph_png, args.file.name):
+        return 1
+    return run_exit_status(result)
 
 
 def _save_graph(result: Any, path: Path, title: str) -> int:

@@ -52,8 +52,15 @@ def register(sub: Any) -> None:
     stats.set_defaults(handler=cmd_stats)
 
 
+POINTS_NOTE = " (points are earned only in a Discord server; tutor play earns none)"
+"""Why a learner who only played in the terminal has 0 points (docs/PROGRESS.md)."""
+
+
 def render_text(stats: LearnerStats) -> str:
-    """The human summary printed without ``--json``."""
+    """The human summary printed without ``--json``: concepts by their learner-facing words
+    (the ids are an author's names), only those the bank still describes."""
+    from bot.progress.stats import concepts_to_work_on
+
     scope = f"guild {stats.guild_id}" if stats.guild_id is not None else "everywhere"
     lines = [f"learner {stats.learner_id} ({scope}, days in {stats.time_zone})"]
     if not stats.attempts:
@@ -64,25 +71,41 @@ def render_text(stats: LearnerStats) -> str:
         f"accuracy: {stats.accuracy:.0%}   average score: {stats.average_score:.2f}   "
         f"first try right: {stats.first_try_rate:.0%}",
         f"streak: {stats.streaks.current} day(s), best {stats.streaks.best}   "
-        f"points: {stats.points}   reviews due: {stats.reviews_due}",
+        f"points: {stats.points}{POINTS_NOTE if not stats.points else ''}   "
+        f"reviews due: {stats.reviews_due}",
     ]
     if stats.by_kind:
         kinds = ", ".join(f"{a.key} {a.accuracy:.0%} ({a.attempts})" for a in stats.by_kind)
         lines.append(f"by kind: {kinds}")
-    if stats.concepts:
-        weakest = ", ".join(f"{c.concept_id} {c.mastery:.0%}" for c in stats.concepts[:5])
-        lines.append(f"weakest concepts: {weakest}")
+    weak = concepts_to_work_on(stats)
+    if weak:
+        lines.append("to work on (credited / asked for):")
+        lines += [f"  {c.description} ({c.hits}/{c.hits + c.misses})" for c in weak]
     if stats.weakest_items:
         items = ", ".join(f"{i.item_id} {i.average_score:.2f}" for i in stats.weakest_items)
         lines.append(f"weakest items: {items}")
     return "\n".join(lines)
 
 
+def _concept_descriptions() -> dict[str, str]:
+    """The configured bank's concept words; none (so no concept is shown) when it cannot
+    be loaded: ``tutor content check`` is the command that reports a broken bank."""
+    from bot.cli.content import configured_content
+    from bot.content.loader import ContentErrors, load_bank
+
+    try:
+        return load_bank([configured_content()]).concept_descriptions()
+    except ContentErrors:
+        return {}
+
+
 async def _read(settings: ProgressSettings, learner_id: int, guild_id: int | None) -> LearnerStats:
+    from bot.progress.stats import describe_concepts
     from bot.progress.store import ProgressStore
 
     async with ProgressStore.from_settings(settings) as store:
-        return await store.learner_stats(learner_id, guild_id=guild_id)
+        stats = await store.learner_stats(learner_id, guild_id=guild_id)
+    return describe_concepts(stats, _concept_descriptions())
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -102,7 +125,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
     try:
         stats = asyncio.run(_read(settings, args.learner, args.guild))
     except sqlite3.Error as exc:
-        print(f"cannot read the progress database {path}: {exc}", file=sys.stderr)
+        from bot.progress.db import describe_open_error
+
+        why = describe_open_error(path, exc)
+        print(f"cannot read the progress database {path}: {why}", file=sys.stderr)
         return 1
     print(stats.model_dump_json(indent=2) if args.json else render_text(stats))
     return 0

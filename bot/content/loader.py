@@ -15,6 +15,7 @@ as ``file:line:col`` errors instead of a ``RecursionError`` or an exhausted memo
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -242,7 +243,6 @@ _MESSAGES: dict[str, str] = {
     "greater_than_equal": "must be >= {ge}",
     "less_than": "must be < {lt}",
     "less_than_equal": "must be <= {le}",
-    "too_short": "needs at least {min_length} entries",
     "too_long": "has too many entries (at most {max_length})",
     "string_too_short": "must not be empty",
     "string_too_long": "is too long (at most {max_length} characters)",
@@ -257,6 +257,9 @@ def _message(err: Any) -> str:
     """Turn one pydantic error dict into a short sentence an author can act on."""
     kind = err["type"]
     ctx = err.get("ctx") or {}
+    if kind == "too_short":
+        least = ctx.get("min_length")
+        return f"needs at least {least} {'entry' if least == 1 else 'entries'}"
     template = _MESSAGES.get(kind)
     if template is not None:
         return template.format_map(defaultdict(lambda: "None", ctx))
@@ -442,12 +445,37 @@ class Bank:
             and (difficulty is None or item.difficulty == difficulty)
         ]
 
+    def concept_descriptions(self) -> dict[str, str]:
+        """Each rubric concept id with its learner-facing words (its ``description``, the
+        praise shown when it is credited): the first item's, in bank order, for an id that
+        several items share."""
+        words: dict[str, str] = {}
+        for item in self:
+            for concept in item.rubric.concepts:
+                words.setdefault(concept.id, concept.description)
+        return words
+
     def fingerprint(self) -> str:
         """A short hash of every item's JSON; changes whenever any content changes."""
         digest = hashlib.sha256()
         for item in self:
             digest.update(item.model_dump_json().encode())
         return digest.hexdigest()[:16]
+
+
+def _id_position(path: Path, item_id: str) -> tuple[int | None, int | None]:
+    """The 1-based line and column of ``id: ITEM_ID`` in a pack file (already parsed, so
+    only its first such line is looked for), or ``(None, None)`` when not found."""
+    pattern = re.compile(rf"^(\s*(?:-\s+)?id:\s*[\"']?)({re.escape(item_id)})[\"']?\s*(?:#.*)?$")
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None, None
+    for number, text in enumerate(lines, start=1):
+        found = pattern.match(text)
+        if found:
+            return number, len(found.group(1)) + 1
+    return None, None
 
 
 def load_bank(paths: Iterable[Path]) -> Bank:
@@ -472,11 +500,12 @@ def load_bank(paths: Iterable[Path]) -> Bank:
             errors.extend(exc.errors)
             continue
         for item in pack.items:
+            line, column = _id_position(path, item.id)
             if item.id in owners:
-                also = f"duplicate item id (also in {owners[item.id]})"
-                errors.append(ContentError(str(path), None, None, item.id, also))
+                also = f"duplicate item id (also at {owners[item.id]})"
+                errors.append(ContentError(str(path), line, column, item.id, also))
             else:
-                owners[item.id] = str(path)
+                owners[item.id] = f"{path}:{line}:{column}" if line else str(path)
         packs.append(pack)
     if errors:
         raise ContentErrors(errors)

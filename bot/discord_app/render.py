@@ -24,6 +24,7 @@ from bot.progress.models import (
     Leaderboard,
     LearnerStats,
 )
+from bot.progress.stats import concepts_to_work_on
 from bot.quiz import Reveal, ReviewPlan
 from sandbox.protocol import AutogradGraph, RunResult
 
@@ -371,11 +372,11 @@ def stats_embed(stats: LearnerStats, who: str) -> discord.Embed:
             f"{KIND_TITLE[Kind(k.key)]}: {_pct(k.accuracy)} of {k.attempts}" for k in stats.by_kind
         ]
         embed.add_field(name="By kind", value=_bullets(per_kind, 1024), inline=False)
-    weak = [c for c in stats.concepts if c.mastery < 0.5][:8]
+    weak = concepts_to_work_on(stats, limit=8)
     if weak:
         embed.add_field(
             name="Concepts to work on",
-            value=_bullets([f"{c.concept_id} ({c.hits}/{c.hits + c.misses})" for c in weak], 1024),
+            value=_bullets([f"{c.description} ({c.hits}/{c.hits + c.misses})" for c in weak], 1024),
             inline=False,
         )
     if stats.weakest_items:

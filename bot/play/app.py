@@ -92,7 +92,7 @@ async def _open(
     note: str | None = None
     if sandbox_off:
         note = "turned off with --sandbox off"
-        runner = NoSandbox("the sandbox is turned off (--sandbox off)")
+        runner = NoSandbox("the sandbox is turned off (--sandbox off)", turned_off=True)
     try:
         services = await stack.enter_async_context(
             open_services(settings, bank=bank, runner=runner)

@@ -9,8 +9,9 @@ never be mistaken for an answer; a ``/word`` that is not a command is refused, n
 prompt             accepts (any case)
 =================  ==================================================================
 verdict            ``true``/``false``, ``t``/``f``, ``yes``/``no``, ``y``/``n``; commands
-why (the answer)   one line of text; commands. A bare ``q``, ``quit``, ``skip``, ``hint``
-                   or ``help`` is refused as a probable command, not graded
+why (the answer)   text (a pasted block is joined into one); commands. A bare ``q``,
+                   ``quit``, ``skip``, ``hint`` or ``help`` is refused as a probable
+                   command, not graded
 menus              an option's key or word (``n``/``new``, ``q``/``quit``...), ``/quit``,
                    ``/help``; Enter takes the default
 =================  ==================================================================
@@ -55,11 +56,11 @@ _BARE_COMMANDS: Final = {
 VERDICT_WORDS: Final = "true or false (also t/f, yes/no, y/n)"
 
 KEYS_HELP: Final = (
-    "While answering: give the verdict as true or false (t/f, yes/no, y/n), then one line "
-    "saying why. /hint (or ?) shows the hint, /skip drops the question (nothing is "
-    "recorded), /quit ends the session, /help shows this. At a menu, type an option's "
-    "letter or word (n or new, q or quit...); Enter takes the one offered. Ctrl-D ends "
-    "too. Every graded answer is saved as you go."
+    "While answering: give the verdict as true or false (t/f, yes/no, y/n), then a sentence "
+    "saying why (a pasted block is taken whole). /hint (or ?) shows the hint, /skip "
+    "drops the question (nothing is recorded), /quit ends the session, /help shows this. "
+    "At a menu, type an option's letter or word (n or new, q or quit...); Enter takes the "
+    "one offered. Ctrl-D ends too. Every graded answer is saved as you go."
 )
 """What ``/help`` shows, at any prompt."""
 

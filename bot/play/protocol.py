@@ -136,9 +136,12 @@ class Stats(_Command):
 
 
 class Topics(_Command):
-    """List topics and kinds."""
+    """List topics and kinds, counting only the items of ``kind`` and ``difficulty`` (None:
+    any; the interactive Topic prompt passes the ones already chosen)."""
 
     command: Literal["topics"] = "topics"
+    kind: Kind | None = None
+    difficulty: int | None = Field(None, ge=1, le=3)
 
 
 class Graph(_Command):
@@ -170,6 +173,9 @@ _NO_ARGS: dict[str, Review | Hint | Skip | Stats | Topics] = {
     "topics": Topics(),
 }
 _QUIT_WORDS = {"quit", "exit", "q"}
+_COMMAND_AS_ANSWER = {"skip": "skip", "hint": "hint", "quit": "quit", "exit": "quit", "q": "quit"}
+"""An answer that is only one of these words was meant as the command (as interactively)."""
+_COMMAND_DOES = {"skip": "drop the question", "hint": "see the hint", "quit": "end the session"}
 
 
 def parse_verdict(word: str) -> bool:
@@ -256,7 +262,9 @@ def parse_line(line: str) -> Command | None:
     word, _, rest = stripped.partition(" ")
     word = word.lower()
     rest = rest.strip()
-    if word in _QUIT_WORDS and not rest:
+    if word in _QUIT_WORDS:
+        if rest:
+            raise ProtocolError("bad_argument", f"{word} takes no argument")
         return Quit()
     if word in _NO_ARGS:
         if rest:
@@ -272,7 +280,15 @@ def parse_line(line: str) -> Command | None:
         return SetVerdict(verdict=parse_verdict(rest))
     if word == "answer":
         # The text is taken as typed (one line); the session refuses empty or long text.
-        return Answer(text=line.strip().partition(" ")[2].strip())
+        text = line.strip().partition(" ")[2].strip()
+        meant = _COMMAND_AS_ANSWER.get(text.lower())
+        if meant is not None:
+            raise ProtocolError(
+                "bad_argument",
+                f"`answer {text[:10]}` was not graded: send `{meant}` on its own line to "
+                f"{_COMMAND_DOES[meant]}; to answer, say why in a sentence",
+            )
+        return Answer(text=text)
     if word == "graph":
         if not rest:
             raise ProtocolError("bad_argument", "graph takes a directory, e.g. `graph out/`")
@@ -389,6 +405,8 @@ class Revealed(_Event):
             recorded.
         torch_version: the torch that produced ``output``.
         duration_ms: how long the run took, in milliseconds, when it ran now.
+        sandbox_off: ``recorded`` because the sandbox was turned off (``--sandbox off``),
+            not because it failed.
     """
 
     event: Literal["revealed"] = "revealed"
@@ -401,6 +419,7 @@ class Revealed(_Event):
     status: str | None
     torch_version: str
     duration_ms: float | None = None
+    sandbox_off: bool = False
 
 
 class Skipped(_Event):

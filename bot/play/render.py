@@ -20,6 +20,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
+from bot.cli.stats import POINTS_NOTE
 from bot.cli.stats import render_text as stats_text
 from bot.content.models import Kind, Label
 from bot.play.protocol import (
@@ -39,6 +40,7 @@ from bot.play.protocol import (
     VerdictSet,
 )
 from bot.progress.models import LearnerStats
+from bot.progress.stats import concepts_to_work_on
 
 _CONTROL: Final = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -69,6 +71,8 @@ def output_caption(event: Revealed) -> str:
         return f"ran now in the sandbox: {event.status}, torch {event.torch_version}{took}"
     if event.source == "cache":
         return f"a real run with torch {event.torch_version}, kept from an earlier reveal"
+    if event.sandbox_off:
+        return f"recorded with torch {event.torch_version}; the sandbox is turned off"
     return f"recorded with torch {event.torch_version}; the sandbox could not run it now"
 
 
@@ -168,10 +172,14 @@ def stats_table(stats: LearnerStats) -> RenderableType:
             f"first try right {stats.first_try_rate:.0%}",
         )
     table.add_row("reviews due", str(stats.reviews_due))
+    table.add_row("points", f"{stats.points}{POINTS_NOTE if not stats.points else ''}")
     if stats.by_kind:
         table.add_row(
             "by kind", ", ".join(f"{a.key} {a.accuracy:.0%} ({a.attempts})" for a in stats.by_kind)
         )
+    weak = concepts_to_work_on(stats, limit=3)
+    if weak:
+        table.add_row("to work on", "\n".join(clean(c.description or "") for c in weak))
     if stats.weakest_items:
         table.add_row(
             "weakest", ", ".join(f"{i.item_id} {i.average_score:.2f}" for i in stats.weakest_items)

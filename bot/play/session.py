@@ -55,6 +55,7 @@ from bot.play.protocol import (
     VerdictSet,
 )
 from bot.progress.models import LearnerStats
+from bot.progress.stats import describe_concepts
 from bot.services import Services
 from sandbox.errors import SandboxError, SandboxRejected
 
@@ -112,9 +113,19 @@ class OpenQuestion:
     hint_used: bool = False
 
 
+MIN_SUGGEST_CHARS = 3
+"""A shorter word (``x``) is close to too many tags to suggest any."""
+
+SUGGEST_CUTOFF = 80
+"""rapidfuzz ``WRatio`` (0-100) a tag needs to be suggested: typos and prefixes
+(``grad-acumulation``, ``leaf``) pass; a letter shared by chance does not."""
+
+
 def _suggest(word: str, choices: list[str]) -> str:
     """`` (did you mean a, b?)`` for close matches of ``word`` among ``choices``, else ``""``."""
-    close = process.extract(word, choices, scorer=fuzz.WRatio, limit=3, score_cutoff=70)
+    if len(word.strip()) < MIN_SUGGEST_CHARS:
+        return ""
+    close = process.extract(word, choices, scorer=fuzz.WRatio, limit=3, score_cutoff=SUGGEST_CUTOFF)
     if not close:
         return ""
     return " (did you mean " + ", ".join(name for name, _, _ in close) + "?)"
@@ -185,7 +196,7 @@ class PlaySession:
             case Stats():
                 return [StatsShown(stats=await self.stats())]
             case Topics():
-                return self._topics()
+                return self._topics(command.kind, command.difficulty)
             case Graph():
                 return await self._graph(command.directory)
             case Quit():
@@ -198,7 +209,8 @@ class PlaySession:
         Raises:
             sqlite3.Error: the database cannot be read.
         """
-        return await self.services.store.learner_stats(self.learner_id)
+        stats = await self.services.store.learner_stats(self.learner_id)
+        return describe_concepts(stats, self.services.bank.concept_descriptions())
 
     async def end(self, reason: str) -> Ended:
         """Close the session: the open question is dropped (nothing recorded for it).
@@ -392,19 +404,23 @@ class PlaySession:
                 "status": status,
                 "torch_version": torch,
                 "duration_ms": duration,
+                "sandbox_off": run is None
+                and getattr(self.services.snippets.runner, "turned_off", False),
             }
         )
 
     # --- browsing -----------------------------------------------------------------------
 
-    def _topics(self) -> list[Event]:
-        bank = self.services.bank
-        tags = Counter(tag for item in bank for tag in item.tags)
-        kinds = Counter(item.kind.value for item in bank)
+    def _topics(self, kind: Kind | None, difficulty: int | None) -> list[Event]:
+        items = self.services.bank.select(kind=kind, difficulty=difficulty)
+        tags = Counter(tag for item in items for tag in item.tags)
+        kinds = Counter(item.kind.value for item in items)
         return [
             TopicsShown(
                 topics=[TopicCount(name=t, items=n) for t, n in sorted(tags.items())],
-                kinds=[TopicCount(name=k.value, items=kinds[k.value]) for k in Kind],
+                kinds=[
+                    TopicCount(name=k.value, items=kinds[k.value]) for k in Kind if kinds[k.value]
+                ],
             )
         ]
 
@@ -412,6 +428,13 @@ class PlaySession:
         item = self.last_revealed
         if item is None:
             return _error("no_question", "no snippet revealed yet: answer a question first")
+        if not directory.is_dir() and not directory.parent.is_dir():  # noqa: ASYNC240 - two stats, microseconds
+            return _error(
+                "graph_unavailable",
+                f"the directory {str(directory.parent)!r} does not exist: create it or fix "
+                f"the path (only {directory.name!r} itself is created, so a mistyped path "
+                "never scatters pictures elsewhere)",
+            )
         saver = self.graph_saver or self.save_graph
         try:
             path = await saver(item, directory)
@@ -432,7 +455,7 @@ class PlaySession:
 
         The graph comes from the snippet's cached run and the picture from the sandbox
         worker (:func:`bot.quiz.item_graph`), as on Discord; nothing is drawn in this
-        process. ``directory`` is created.
+        process. ``directory`` is created when missing (not its parent).
 
         Returns:
             The file written.
@@ -454,7 +477,7 @@ class PlaySession:
 
 
 def _write_file(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(exist_ok=True)
     path.write_bytes(data)
 
 

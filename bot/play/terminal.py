@@ -8,12 +8,20 @@ accepts is :mod:`bot.play.keys`: commands start with ``/`` (``/hint``, ``/skip``
 ``y``/``n``, any case), and anything refused is said in red with what is accepted, never
 graded. Ctrl-D at a prompt ends the session like ``/quit``; Ctrl-C ends it at once. Either
 way every answer already graded is saved, and a question left open records nothing.
+
+A paste is taken whole: after each line read from the terminal, the lines already waiting
+on it (those that arrive within :data:`PASTE_GAP_S` of each other) are read too. At the
+"Why?" prompt they join the justification; at any other prompt the whole paste is refused,
+so no pasted line can ever run as a menu choice or a verdict.
 """
 
 from __future__ import annotations
 
+import os
+import select
+import sys
 from collections.abc import Callable, Sequence
-from typing import TextIO, TypeVar
+from typing import Final, TextIO, TypeVar
 
 from rich.console import Console
 from rich.prompt import Prompt
@@ -57,7 +65,7 @@ T = TypeVar("T")
 ANY = "any"
 KIND_CHOICES = [ANY, "tf", "se", "why", "ec"]
 HELP = (
-    "Answer each question with a verdict (true/false questions) and one line saying why. "
+    "Answer each question with a verdict (true/false questions) and a sentence saying why. "
     "You get a grade and feedback, then the explanation and the snippet's real output. "
     "While answering: /hint (or ?), /skip, /quit, /help; at a menu, q quits. Your "
     "progress is saved as you go."
@@ -74,7 +82,44 @@ VERDICT_PROMPT = (
     "Verdict: [cyan]true[/] or [cyan]false[/] (t/f, y/n)  ([cyan]/hint[/] · "
     "[cyan]/skip[/] · [cyan]/quit[/] · [cyan]/help[/])"
 )
-WHY_PROMPT = "Why? One line ([cyan]/hint[/] · [cyan]/skip[/] · [cyan]/quit[/] · [cyan]/help[/])"
+WHY_PROMPT = (
+    "Why? A sentence (a pasted block is taken whole)  ([cyan]/hint[/] · [cyan]/skip[/] · "
+    "[cyan]/quit[/] · [cyan]/help[/])"
+)
+
+PASTE_GAP_S: Final = 0.05
+"""Seconds to wait for a further line after one is read: a terminal delivers a paste's
+lines within a few milliseconds of each other, while a person typing takes far longer."""
+
+MAX_PASTE_BYTES: Final = 64 * 1024
+"""Bytes of a paste kept (the rest is still read, and dropped): well over the 4,000
+characters an answer may have, which the session then refuses with its own words."""
+
+
+def pending_lines(fd: int, gap_s: float = PASTE_GAP_S) -> list[str]:
+    """The lines already waiting on ``fd`` (a terminal), read until none arrives for ``gap_s``.
+
+    On a terminal in canonical mode each line is read on its own, so the line just read by
+    ``input()`` left the rest of a paste waiting here, where this takes it.
+
+    Args:
+        fd: the file descriptor to drain (standard input).
+        gap_s: seconds to wait for each further chunk.
+
+    Returns:
+        The lines, without their line ends (empty when nothing was waiting); decoding
+        errors are replaced. At most :data:`MAX_PASTE_BYTES` are kept; the rest is dropped.
+    """
+    kept = bytearray()
+    while select.select([fd], [], [], gap_s)[0]:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # the terminal went away
+            break
+        if not chunk:
+            break
+        kept += chunk[: max(0, MAX_PASTE_BYTES - len(kept))]
+    return kept.decode(errors="replace").splitlines()
 
 
 def menu_prompt(options: Sequence[MenuOption], default: str, title: str = "") -> str:
@@ -122,7 +167,11 @@ class TerminalFrontEnd:
             self.console.print(render_rich(event))
         return events
 
-    def _ask(self, prompt: str, default: str = "", *, show_default: bool = True) -> str:
+    def _ask(
+        self, prompt: str, default: str = "", *, show_default: bool = True
+    ) -> tuple[str, list[str]]:
+        """One line typed at ``prompt`` and the lines pasted with it (see
+        :func:`pending_lines`; none when reading from ``stdin`` or not a terminal)."""
         answer = Prompt.ask(
             prompt,
             console=self.console,
@@ -130,7 +179,10 @@ class TerminalFrontEnd:
             show_default=show_default and bool(default),
             stream=self.stdin,
         )
-        return answer.strip()
+        pasted: list[str] = []
+        if self.stdin is None and sys.stdin.isatty():
+            pasted = pending_lines(sys.stdin.fileno())
+        return answer.strip(), pasted
 
     def _read(
         self,
@@ -139,8 +191,13 @@ class TerminalFrontEnd:
         default: str = "",
         *,
         show_default: bool = True,
+        multiline: bool = False,
     ) -> T | Action:
         """Ask until ``read`` accepts the input; answer ``/help`` here, raise on ``/quit``.
+
+        Args:
+            multiline: a paste of several lines is read as one text (their lines joined
+                with newlines); otherwise it is refused whole, none of its lines obeyed.
 
         Returns:
             What ``read`` made of the input, or :attr:`Action.HINT`/:attr:`Action.SKIP`.
@@ -149,7 +206,18 @@ class TerminalFrontEnd:
             QuitRequested: the learner typed ``/quit`` (or a menu's quit).
         """
         while True:
-            typed = self._ask(prompt, default, show_default=show_default)
+            typed, pasted = self._ask(prompt, default, show_default=show_default)
+            if pasted and not multiline:
+                self.console.print(
+                    Text(
+                        f"a paste of {len(pasted) + 1} lines was ignored here: type one "
+                        "choice, or /help",
+                        style="bold red",
+                    )
+                )
+                continue
+            if pasted:
+                typed = "\n".join([typed, *pasted]).strip()
             try:
                 value = read(typed)
             except (KeyRefused, ProtocolError) as exc:
@@ -242,7 +310,7 @@ class TerminalFrontEnd:
         while True:
             topic = self._choose("Topic (Enter: any · [cyan]?[/] list them)", _read_topic)
             if topic == "?":
-                self._do(Topics())
+                self._do(Topics(kind=kind, difficulty=difficulty))
                 continue
             command = QuizCommand(kind=kind, topic=topic or None, difficulty=difficulty)
             events = self._do(command)
@@ -270,7 +338,7 @@ class TerminalFrontEnd:
                 else:
                     self.context.run(self.session.handle(SetVerdict(verdict=bool(verdict))))
                 continue
-            answer = self._read(WHY_PROMPT, read_answer)
+            answer = self._read(WHY_PROMPT, read_answer, multiline=True)
             if answer is Action.HINT:
                 self._do(Hint())
             elif answer is Action.SKIP:
@@ -282,7 +350,8 @@ class TerminalFrontEnd:
             if review
             else MenuOption(key="a", word="another", label="another like this")
         )
-        options = (again, *[o for o in MAIN_MENU if o.key in {"n", "s", "q"}])
+        # The main menu's keys work here too (README), after the one offered for Enter.
+        options = (again, *[o for o in MAIN_MENU if o.key != again.key])
         options = tuple(
             o.model_copy(update={"label": "new filters"}) if o.key == "n" else o for o in options
         )
@@ -294,26 +363,41 @@ class TerminalFrontEnd:
         )
 
 
+MENU_QUIT_WORDS: Final = frozenset({"q", "quit"})
+"""What quits at every menu, the filter prompts too (never a kind, difficulty or tag)."""
+
+
+def _menu_command(typed: str) -> Action | None:
+    """``/quit``, ``/help``, or a bare ``q``/``quit`` (quit) typed at a menu; else None.
+
+    Raises:
+        KeyRefused: an unknown ``/command``.
+    """
+    if typed.strip().lower() in MENU_QUIT_WORDS:
+        return Action.QUIT
+    return read_command(typed, AT_A_MENU)
+
+
 def _read_kind(typed: str) -> Kind | Action | None:
-    """A kind typed at the Kind prompt (``any``: None), or ``/quit``/``/help``.
+    """A kind typed at the Kind prompt (``any``: None), or ``q``/``/quit``/``/help``.
 
     Raises:
         KeyRefused: an unknown command.
         ProtocolError: not a kind; the message lists them.
     """
-    command = read_command(typed, AT_A_MENU)
+    command = _menu_command(typed)
     if command is not None:
         return command
     return None if typed.lower() == ANY else parse_kind(typed)
 
 
 def _read_difficulty(typed: str) -> int | Action | None:
-    """A difficulty typed at its prompt (``any``: None), or ``/quit``/``/help``.
+    """A difficulty typed at its prompt (``any``: None), or ``q``/``/quit``/``/help``.
 
     Raises:
         KeyRefused: not ``any``, 1, 2 or 3, or an unknown command.
     """
-    command = read_command(typed, AT_A_MENU)
+    command = _menu_command(typed)
     if command is not None:
         return command
     word = typed.lower()
@@ -325,12 +409,13 @@ def _read_difficulty(typed: str) -> int | Action | None:
 
 
 def _read_topic(typed: str) -> str | Action:
-    """A topic tag (``""``: any; ``?``: list them), or ``/quit``/``/help``.
+    """A topic tag (``""``: any; ``?``: list the tags of the kind and difficulty chosen), or
+    ``q``/``/quit``/``/help``.
 
     Raises:
         KeyRefused: an unknown command.
     """
-    command = read_command(typed, AT_A_MENU)
+    command = _menu_command(typed)
     return typed if command is None else command
 
 
@@ -348,4 +433,12 @@ def run_interactive(context: PlayContext, session: PlaySession, console: Console
     return TerminalFrontEnd(context, session, console).run()
 
 
-__all__ = ["QuitRequested", "TerminalFrontEnd", "menu_prompt", "run_interactive"]
+__all__ = [
+    "MAX_PASTE_BYTES",
+    "PASTE_GAP_S",
+    "QuitRequested",
+    "TerminalFrontEnd",
+    "menu_prompt",
+    "pending_lines",
+    "run_interactive",
+]

@@ -12,6 +12,7 @@ Encodings: timestamps are ISO 8601 UTC text with microseconds
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -89,6 +90,27 @@ def write_transaction(db: Database) -> Iterator[Database]:
         raise
 
 
+def describe_open_error(path: Path, exc: sqlite3.Error) -> str:
+    """Why the database at ``path`` could not be opened, in words: SQLite's message, and
+    "read-only" when the file or its directory (where the journal goes) cannot be written,
+    which SQLite reports only as "unable to open database file" or "attempt to write a
+    readonly database".
+
+    Args:
+        path: the database file.
+        exc: what SQLite raised.
+
+    Returns:
+        e.g. ``unable to open database file (read-only: its directory data cannot be
+        written)``.
+    """
+    if path.exists() and not os.access(path, os.W_OK):
+        return f"{exc} (read-only: the file cannot be written)"
+    if path.parent.is_dir() and not os.access(path.parent, os.W_OK):
+        return f"{exc} (read-only: its directory {path.parent} cannot be written)"
+    return str(exc)
+
+
 def ts(value: datetime) -> str:
     """Encode an aware datetime as the store's UTC text form.
 
@@ -128,6 +150,7 @@ __all__ = [
     "Database",
     "Migrations",
     "Synchronous",
+    "describe_open_error",
     "dumps",
     "from_date",
     "from_ts",

@@ -456,16 +456,21 @@ class ConceptMastery(Frozen):
     """How often a rubric concept was credited when it was graded.
 
     Attributes:
-        concept_id: the rubric concept id (shared ids across items add up).
+        concept_id: the rubric concept id (shared ids across items add up); an author's
+            name, never shown to learners.
         hits: attempts that credited it.
         misses: attempts that graded it as missing.
         mastery: hits / (hits + misses), 0.0-1.0.
+        description: the concept in learner-facing words (the rubric's ``description``,
+            filled by :func:`bot.progress.stats.describe_concepts`); None when the bank does
+            not have it (any more), and then it is not shown.
     """
 
     concept_id: str
     hits: int = Field(ge=0)
     misses: int = Field(ge=0)
     mastery: float = Field(ge=0.0, le=1.0)
+    description: str | None = None
 
 
 class ItemPerformance(Frozen):

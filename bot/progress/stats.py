@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Mapping
 from datetime import datetime
 
 from bot.content.models import Kind, Label
@@ -28,6 +29,9 @@ from bot.progress.schema import EVERYWHERE
 
 WEAKEST_ITEMS = 5
 """How many weakest items the stats list."""
+
+WEAK_MASTERY = 0.5
+"""A concept credited in fewer than half of the answers that called for it is one to work on."""
 
 MAX_LEADERBOARD_ROWS = 25
 """A leaderboard shows at most 25 rows (one Discord embed holds 25 fields)."""
@@ -157,6 +161,31 @@ def learner_stats(
             for row in weakest
         ],
     )
+
+
+def describe_concepts(stats: LearnerStats, descriptions: Mapping[str, str]) -> LearnerStats:
+    """``stats`` with each concept's learner-facing words filled in.
+
+    Args:
+        stats: the learner's stats (concept ids only, as stored).
+        descriptions: concept id to words, from
+            :meth:`bot.content.loader.Bank.concept_descriptions`.
+
+    Returns:
+        A copy whose concepts carry ``description`` (None for an id the bank lacks).
+    """
+    concepts = [
+        c.model_copy(update={"description": descriptions.get(c.concept_id)}) for c in stats.concepts
+    ]
+    return stats.model_copy(update={"concepts": concepts})
+
+
+def concepts_to_work_on(stats: LearnerStats, limit: int = 5) -> list[ConceptMastery]:
+    """The weakest concepts a learner can read: mastery under :data:`WEAK_MASTERY`, with
+    learner-facing words (see :func:`describe_concepts`), weakest first, at most ``limit``."""
+    return [c for c in stats.concepts if c.description is not None and c.mastery < WEAK_MASTERY][
+        :limit
+    ]
 
 
 def recent_items(db: Database, learner_id: int, limit: int = 20) -> list[str]:

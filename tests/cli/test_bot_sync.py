@@ -82,3 +82,27 @@ def test_sync_ignores_the_sandbox_variables(
 ) -> None:
     monkeypatch.setenv("TUTOR_SANDBOX_WALL_S", "-1")  # only the worker reads it
     assert main(["bot", "--sync"]) == 0
+
+
+def test_a_blank_token_is_refused_before_any_network_call(
+    bot_env: Path,
+    offline_discord: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("TUTOR_DISCORD_TOKEN", "   ")
+    assert main(["bot", "--sync"]) == 2
+    assert offline_discord == []
+    assert "TUTOR_DISCORD_TOKEN is blank" in capsys.readouterr().err
+
+
+def test_voice_warnings_are_not_shown(
+    bot_env: Path,
+    offline_discord: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.setattr(discord.VoiceClient, "warn_nacl", True)
+    monkeypatch.setattr(discord.VoiceClient, "warn_dave", True, raising=False)
+    assert main(["bot", "--sync"]) == 0
+    assert not [r for r in caplog.records if "voice will NOT be supported" in r.getMessage()]

@@ -10,6 +10,7 @@ import pytest
 from bot.cli import main
 from bot.progress.models import LearnerStats
 from bot.progress.store import ProgressStore
+from tests.conftest import CONTENT
 from tests.progress.conftest import ALICE, GUILD, attempt, wrong
 
 
@@ -91,3 +92,63 @@ def test_learner_must_be_a_discord_id(learner: str, capsys: pytest.CaptureFixtur
         main(["stats", "--learner", learner])
     assert exited.value.code == 2
     assert "not a Discord id" in capsys.readouterr().err
+
+
+@pytest.fixture
+def missed_concepts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Alice missed the shipped concept ``legacy-gist`` and one no pack has any more."""
+    path = tmp_path / "missed.db"
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", str(CONTENT))
+
+    async def fill() -> None:
+        async with ProgressStore(path) as store:
+            missed = ["legacy-gist", "gone-from-the-bank"]
+            await store.record_attempt(wrong(guild_id=None, concepts_missing=missed))
+
+    asyncio.run(fill())
+    return path
+
+
+def test_concepts_to_work_on_are_named_in_the_learners_words(
+    missed_concepts: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["stats", "--learner", str(ALICE), "--db", str(missed_concepts)])
+    out = capsys.readouterr().out
+    assert ".data is the legacy escape hatch, detach() the supported way (0/1)" in out
+    assert "legacy-gist" not in out
+
+
+def test_a_concept_the_bank_no_longer_describes_is_not_listed(
+    missed_concepts: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["stats", "--learner", str(ALICE), "--db", str(missed_concepts)])
+    assert "gone-from-the-bank" not in capsys.readouterr().out
+
+
+def test_zero_points_say_where_points_are_earned(
+    missed_concepts: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["stats", "--learner", str(ALICE), "--db", str(missed_concepts)])
+    assert "points: 0 (points are earned only in a Discord server" in capsys.readouterr().out
+
+
+def test_a_database_that_cannot_be_written_is_called_read_only(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Root may write any file, so the test takes write access away where it is asked."""
+    import os
+    import sqlite3
+
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda p, mode: False if mode == os.W_OK else real_access(p, mode)
+    )
+
+    def refuse(*_: object, **__: object) -> None:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr("bot.cli.stats._read", refuse)
+    assert main(["stats", "--learner", str(ALICE), "--db", str(db_path)]) == 1
+    assert "unable to open database file (read-only: the file cannot be written)" in (
+        capsys.readouterr().err
+    )

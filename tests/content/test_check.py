@@ -134,3 +134,51 @@ def test_an_alias_used_again_outside_its_anchor_still_loads() -> None:
     text = text.replace("hint: A fixture hint.", "hint: *said")
     item = parse_pack(text, "mem.yaml").items[0]
     assert (item.explanation, item.hint) == ("Said once.", "Said once.")
+
+
+def test_check_with_no_path_checks_the_configured_content_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "packs"
+    broken.mkdir()
+    (broken / "bad.yaml").write_bytes((HERE / "broken" / "missing_field.yaml").read_bytes())
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", str(broken))
+    assert main(["content", "check"]) == 1
+    assert capsys.readouterr().err.startswith(f"{broken / 'bad.yaml'}:")
+
+
+def test_grade_with_no_content_reads_the_configured_content_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    text = (HERE / "valid.yaml").read_text(encoding="utf-8").replace("id: TF1", "id: TF77")
+    (packs / "only.yaml").write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", str(packs))
+    assert main(["grade", "TF77", "--verdict", "false", "--text", "they add up"]) == 0
+    assert "score" in capsys.readouterr().out
+
+
+def test_schema_is_written_into_the_configured_content_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", str(tmp_path / "packs"))
+    assert main(["content", "schema"]) == 0
+    assert (tmp_path / "packs" / "schema.json").is_file()
+    assert not (tmp_path / "content").exists()
+
+
+def test_an_id_repeated_in_another_file_is_reported_at_both_places(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (HERE / "valid.yaml").read_text(encoding="utf-8")
+    (tmp_path / "a.yaml").write_text(text, encoding="utf-8")
+    (tmp_path / "b.yaml").write_text(text.replace("pack: fixture", "pack: other"), "utf-8")
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if row.strip() == "- id: TF1")
+    assert main(["content", "check", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'b.yaml'}:{line}:9: TF1: duplicate item id" in err
+    assert f"(also at {tmp_path / 'a.yaml'}:{line}:9)" in err

@@ -7,6 +7,7 @@ import os
 import pty
 import select
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -52,7 +53,7 @@ def test_piped_input_is_read_as_the_line_protocol(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "[TF3 · true/false" in done.stdout
     assert "Correct (score" in done.stdout
-    assert "recorded with torch 2.13.0; the sandbox could not run it now" in done.stdout
+    assert "recorded with torch 2.13.0; the sandbox is turned off" in done.stdout
 
 
 @pytest.mark.parametrize("utf8_mode", ["0", "1"], ids=["strict", "surrogateescape"])
@@ -167,19 +168,48 @@ def _read_until(fd: int, needle: str, timeout_s: float = 60.0) -> str:
     return seen
 
 
+class Terminal:
+    """``tutor play --sandbox off`` on a pseudo-terminal: read the screen, type keys."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.leader, follower = pty.openpty()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bot", "play", "--sandbox", "off"],
+            stdin=follower,
+            stdout=follower,
+            stderr=follower,
+            cwd=tmp_path,
+            env=_env(tmp_path, TERM="dumb"),
+            close_fds=True,
+        )
+        os.close(follower)
+        self.screen = ""
+
+    def wait_for(self, needle: str) -> str:
+        """The screen since the last call, up to ``needle``."""
+        seen = _read_until(self.leader, needle)
+        self.screen += seen
+        return seen
+
+    def type(self, *lines: str) -> None:
+        """Type ``lines`` at once, each ended by Enter (one write: a paste)."""
+        os.write(self.leader, "".join(f"{line}\r" for line in lines).encode())
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self.leader)
+
+
+def _stored_answers(tmp_path: Path) -> list[str]:
+    with sqlite3.connect(tmp_path / "data" / "tutor.db") as db:
+        return [row[0] for row in db.execute("SELECT answer_text FROM attempts")]
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="uses a Linux pseudo-terminal")
 def test_on_a_terminal_the_menus_take_a_learner_through_a_round(tmp_path: Path) -> None:
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "bot", "play", "--sandbox", "off"],
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        cwd=tmp_path,
-        env=_env(tmp_path, TERM="dumb"),
-        close_fds=True,
-    )
-    os.close(follower)
+    terminal = Terminal(tmp_path)
     try:
         steps = [
             ("new question", ""),
@@ -190,18 +220,59 @@ def test_on_a_terminal_the_menus_take_a_learner_through_a_round(tmp_path: Path) 
             ("Why?", "grads accumulate: every backward adds to .grad"),
             ("another like this", "q"),
         ]
-        screen = ""
         for prompt, keys in steps:
-            screen += _read_until(leader, prompt)
-            os.write(leader, keys.encode() + b"\r")
-        screen += _read_until(leader, "Your progress")
-        assert proc.wait(timeout=60) == 0
+            terminal.wait_for(prompt)
+            terminal.type(keys)
+        terminal.wait_for("Your progress")
+        assert terminal.proc.wait(timeout=60) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(leader)
-    assert "Feedback" in screen
-    assert "score" in screen
-    assert "Output (recorded with torch 2.13.0" in screen
-    assert "streak" in screen
+        terminal.close()
+    assert "Feedback" in terminal.screen
+    assert "score" in terminal.screen
+    assert "Output (recorded with torch 2.13.0" in terminal.screen
+    assert "streak" in terminal.screen
+
+
+PASTE = ("grads accumulate: every backward adds to .grad", "x.grad.zero_()", "q")
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="uses a Linux pseudo-terminal")
+def test_a_pasted_justification_is_graded_whole_and_no_line_runs_as_a_command(
+    tmp_path: Path,
+) -> None:
+    terminal = Terminal(tmp_path)
+    try:
+        for prompt, keys in [("new question", ""), ("Kind", "tf"), ("Difficulty", "any"),
+                             ("Topic", "grad-accumulation"), ("Verdict", "f")]:  # fmt: skip
+            terminal.wait_for(prompt)
+            terminal.type(keys)
+        terminal.wait_for("Why?")
+        terminal.type(*PASTE)
+        after = terminal.wait_for("another like this")
+        time.sleep(0.5)  # a pasted "q" left over would end the session by now
+        assert terminal.proc.poll() is None, "a pasted line ran as a menu command"
+        terminal.type("q")
+        terminal.wait_for("Your progress")
+        assert terminal.proc.wait(timeout=60) == 0
+    finally:
+        terminal.close()
+    assert "not an option" not in after
+    assert _stored_answers(tmp_path) == ["\n".join(PASTE)]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="uses a Linux pseudo-terminal")
+def test_a_paste_at_a_menu_is_ignored_whole(tmp_path: Path) -> None:
+    terminal = Terminal(tmp_path)
+    try:
+        terminal.wait_for("new question")
+        terminal.type("")
+        terminal.wait_for("Kind")
+        terminal.type("tf", "q")
+        refused = terminal.wait_for("Kind")
+        terminal.type("/quit")
+        terminal.wait_for("Your progress")
+        assert terminal.proc.wait(timeout=60) == 0
+    finally:
+        terminal.close()
+    assert "a paste of 2 lines was ignored here" in refused
+    assert "Difficulty" not in refused

@@ -77,6 +77,9 @@ def test_blank_lines_and_comments_are_ignored(line: str) -> None:
         ("verdict maybe", "bad_argument", "verdict must be true or false"),
         ("item", "bad_argument", "item takes one item id"),
         ("stats now", "bad_argument", "stats takes no argument"),
+        ("quit now", "bad_argument", "quit takes no argument"),
+        ("answer skip", "bad_argument", "`answer skip` was not graded: send `skip`"),
+        ("answer Quit", "bad_argument", "send `quit` on its own line to end the session"),
         ("graph", "bad_argument", "graph takes a directory"),
     ],
 )

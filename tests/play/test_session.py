@@ -167,6 +167,19 @@ async def test_an_unknown_topic_is_refused_with_close_tags(session: PlaySession)
     assert "leaf-tensor" in error.message
 
 
+async def test_a_tag_sharing_one_letter_with_a_short_topic_is_not_suggested(
+    session: PlaySession,
+) -> None:
+    error = _error(await session.handle(Quiz(topic="x")))
+    assert error.code == "unknown_topic"
+    assert "did you mean" not in error.message
+
+
+async def test_a_misspelt_topic_gets_the_tag_it_meant(session: PlaySession) -> None:
+    error = _error(await session.handle(Quiz(topic="grad-acumulation")))
+    assert "did you mean grad-accumulation?" in error.message
+
+
 async def test_an_unknown_item_is_refused(session: PlaySession) -> None:
     error = _error(await session.handle(AskItem(item_id="TF99")))
     assert error.code == "unknown_item"
@@ -227,6 +240,16 @@ async def test_graph_saves_the_picture_the_sandbox_drew(
     assert event.path == str(tmp_path / "pictures" / "TF3-graph.png")
     assert Path(event.path).read_bytes() == runner.picture  # noqa: ASYNC240 - a test's tmp file
     assert runner.drawn == [(runner.graph, "TF3")]
+
+
+async def test_graph_into_a_directory_whose_parent_is_missing_is_refused_not_created(
+    session: PlaySession, tmp_path: Path
+) -> None:
+    await _answer_tf3(session)
+    error = _error(await session.handle(Graph(directory=tmp_path / "no" / "such" / "dir")))
+    assert error.code == "graph_unavailable"
+    assert f"the directory {str(tmp_path / 'no' / 'such')!r} does not exist" in error.message
+    assert not (tmp_path / "no").exists()
 
 
 async def test_graph_with_the_sandbox_down_says_it_is_unavailable(

@@ -6,11 +6,14 @@ from __future__ import annotations
 import asyncio
 import io
 import random
+import re
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from bot.content.loader import Bank
+from bot.content.models import Kind
 from bot.play.app import open_play
 from bot.play.session import INTERACTIVE_WORDS, PlaySession
 from bot.play.terminal import TerminalFrontEnd
@@ -116,3 +119,60 @@ def test_an_unknown_topic_names_the_interactive_way_to_list_them(
         TerminalFrontEnd(context, session, console, stdin=keys).run()
     assert "? at the Topic prompt lists them" in screen.getvalue()
     assert "`topics`" not in screen.getvalue()
+
+
+def test_stats_name_the_concepts_to_work_on_in_words_and_say_why_points_are_zero(
+    tmp_path: Path, bank: Bank
+) -> None:
+    _, screen = _play(tmp_path, bank, "f", "it keeps the old number around", "s", "q")
+    assert "TF12 · true/false" in screen  # the harness's seed opens it; its ids have hyphens
+    item = bank.items["TF12"]
+    table = screen[screen.index("Your progress") :]
+    to_work_on = table[table.index("to work on") : table.index("weakest")].split()
+    assert any(
+        " ".join(c.description.split()[:3]) in " ".join(to_work_on) for c in item.rubric.concepts
+    )
+    assert not any(c.id in to_work_on for c in item.rubric.concepts if "-" in c.id)
+    assert "points are earned only in a Discord server" in " ".join(table.split())
+
+
+def _menus(tmp_path: Path, bank: Bank, keys: str) -> tuple[int, str]:
+    """Run the menus on ``keys`` (one per line) from the first prompt."""
+    screen = io.StringIO()
+    console = Console(file=screen, width=200, color_system=None, highlight=False)
+    with open_play(settings_for(tmp_path), runner=FakeSandboxRunner(bank), bank=bank) as context:
+        session = PlaySession(context.services, LEARNER, words=INTERACTIVE_WORDS)
+        code = TerminalFrontEnd(context, session, console, stdin=Keys(keys)).run()
+    return code, screen.getvalue()
+
+
+@pytest.mark.parametrize(
+    "keys", ["n\nq\n", "n\ntf\nquit\n", "n\ntf\nany\nq\n"], ids=["kind", "difficulty", "topic"]
+)
+def test_q_quits_at_the_filter_prompts(tmp_path: Path, bank: Bank, keys: str) -> None:
+    code, screen = _menus(tmp_path, bank, keys)
+    assert code == 0
+    assert "Bye." in screen
+    assert "unknown kind" not in screen
+    assert "is not a difficulty" not in screen
+    assert "no item is tagged" not in screen
+
+
+def test_the_after_answer_menu_takes_the_main_menus_topics_key(tmp_path: Path, bank: Bank) -> None:
+    _, screen = _play(tmp_path, bank, "f", RIGHT, "t", "q")
+    after = screen[screen.index("Feedback") :]
+    assert "t topics" in after
+    assert "What you can ask for" in after
+
+
+def test_the_topic_list_counts_only_items_of_the_chosen_kind_and_difficulty(
+    tmp_path: Path, bank: Bank
+) -> None:
+    matching = {tag for item in bank.select(kind=Kind.EDGE_CASE, difficulty=2) for tag in item.tags}
+    elsewhere = sorted({tag for item in bank for tag in item.tags} - matching)
+    assert elsewhere
+    _, screen = _menus(tmp_path, bank, "n\nec\n2\n?\n/quit\n")
+    listed = screen[screen.index("What you can ask for") :]
+    shown = set(re.findall(r"(?<![\w-])([\w-]+) \(\d+\)", listed))
+    assert matching <= shown
+    assert not shown & set(elsewhere)

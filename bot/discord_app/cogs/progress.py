@@ -16,6 +16,7 @@ from bot.discord_app.answer import answer_view
 from bot.discord_app.errors import require_guild
 from bot.discord_app.render import leaderboard_embed, question_embed, review_embed, stats_embed
 from bot.progress.models import LeaderboardPeriod
+from bot.progress.stats import describe_concepts
 
 if TYPE_CHECKING:
     from bot.discord_app.app import TutorBot
@@ -52,7 +53,11 @@ class ProgressCog(commands.Cog):
         """
         await interaction.response.defer(ephemeral=True, thinking=True)
         target = member or interaction.user
-        stats = await self.bot.services.store.learner_stats(target.id, interaction.guild_id)
+        services = self.bot.services
+        stats = describe_concepts(
+            await services.store.learner_stats(target.id, interaction.guild_id),
+            services.bank.concept_descriptions(),
+        )
         await interaction.followup.send(
             embed=stats_embed(stats, target.display_name), ephemeral=True
         )

@@ -1,0 +1,58 @@
+"""``tutor sandbox run``'s exit status tells a script how the snippet ended."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.cli.sandbox import RUN_EXIT_STATUS, run_exit_status
+from sandbox.protocol import JobOutcome, Limits, RunResult
+from tests.conftest import ROOT
+
+
+def _result(**outcome: object) -> RunResult:
+    return RunResult.from_outcome(JobOutcome(**outcome), Limits(), "namespaces", "2.13.0")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("outcome", "status"),
+    [
+        ({"exit_code": 0}, 0),
+        ({"exit_code": 1}, 3),
+        ({"exit_code": None, "signal": 9, "timed_out": True}, 4),
+        ({"exit_code": None, "signal": 9, "memory_exceeded": True}, 5),
+        ({"exit_code": None, "signal": 24, "cpu_exceeded": True}, 6),
+        ({"exit_code": 0, "output_truncated": True}, 7),
+        ({"exit_code": None, "signal": 11}, 8),
+        ({"exit_code": 1, "pids_exceeded": True}, 9),
+        ({"error": "the zygote died"}, 1),
+    ],
+    ids=["ok", "raised", "timeout", "oom", "cpu", "output", "signal", "pids", "worker-error"],
+)
+def test_each_outcome_has_its_exit_status(outcome: dict[str, object], status: int) -> None:
+    assert run_exit_status(_result(**outcome)) == status
+
+
+def test_every_cause_has_a_distinct_status_clear_of_the_commands_own() -> None:
+    failures = [code for cause, code in RUN_EXIT_STATUS.items() if cause != "exit 0"]
+    assert len(set(failures)) == len(failures)
+    assert not {1, 2} & set(failures)
+
+
+@pytest.mark.slow
+def test_a_snippet_that_raises_makes_the_command_exit_3(tmp_path: Path) -> None:
+    snippet = tmp_path / "boom.py"
+    snippet.write_text("raise ValueError('boom')\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "sandbox", "run", str(snippet)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 3, done.stderr
+    assert "ValueError: boom" in done.stderr
