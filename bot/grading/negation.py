@@ -292,15 +292,17 @@ class Negation:
 
         Args:
             tokens: the tokens a pattern matched (not the words a gap skipped). A cue that is
-                itself one of them is spelled by the pattern (``no longer a leaf``) and is not
+                itself one of them, or has a word among them, is spelled by the pattern (``no
+                longer a leaf``; ``x.grad ... None`` spells the cue ``= None``) and is not
                 counted; a cue the pattern skipped over ("grads do *not* add up") is.
         """
         cover = self.cover
         if not cover:
             return False
+        spelled = {self.cue_start.get(t) for t in tokens}
         for t in tokens:
             cues = cover.get(t)
-            if cues and sum(1 for c in cues if c not in tokens) % 2 == 1:
+            if cues and sum(1 for c in cues if c not in spelled) % 2 == 1:
                 return True
         return False
 
@@ -596,7 +598,12 @@ def scope(stream: TokenStream) -> Negation:
             absence = _first(_ABSENCE_PAIRS, pair, surf, sent, i)
             post = post or absence
             if post is not None:
-                covered = _backward(stream, i, absence=absence is not None)
+                if word in ("=", "=="):
+                    # "x.grad = None" is an assignment: only its target is absent, not the
+                    # clause before it ("reset them by setting x.grad = None" resets them)
+                    covered = [i - 1] if i and sent[i - 1] == sent[i] else []
+                else:
+                    covered = _backward(stream, i, absence=absence is not None)
                 needs_meta = absence is None and post[-1] in (
                     "false",
                     "untrue",

@@ -122,6 +122,21 @@ def test_an_if_clause_is_conditional() -> None:
     assert {"zero", "them"} <= conditional_words("if you don't zero them, they pile up")
 
 
+def test_assigning_none_denies_only_the_assigned_name() -> None:
+    words = negated_words("reset them by setting x.grad = None each step")
+    assert "x.grad" in words
+    assert not {"reset", "them", "setting"} & words
+
+
+def test_a_pattern_spelling_part_of_a_cue_discounts_it() -> None:
+    stream = segment(normalize("reset with x.grad = None"))
+    marks = scope(stream)
+    target = stream.surf.index("x.grad")
+    none = stream.surf.index("none")
+    assert marks.negated((target,))
+    assert not marks.negated((target, none))  # "x.grad ... None" spells the cue "= None"
+
+
 def test_with_no_negates_only_its_noun_phrase() -> None:
     words = negated_words("backward with no argument only works for a scalar")
     assert "argument" in words
