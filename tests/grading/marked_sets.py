@@ -76,6 +76,7 @@ MARKED_SETS: Final = (
     MarkedSet("eval/test.jsonl", "core", 179, held_out=True, min_opposite=1),
     MarkedSet("eval2/dev2.jsonl", "core", 466, held_out=False, min_opposite=2),
     MarkedSet("eval3/test2.jsonl", "all", 500, held_out=True, min_opposite=1),
+    MarkedSet("eval5/test3.jsonl", "all", 500, held_out=True, min_opposite=1),
     MarkedSet("eval4/dev3.jsonl", "core", 526, held_out=False, min_opposite=2),
     MarkedSet("eval-adv/dev.jsonl", "advanced", 337, held_out=False, min_opposite=2),
     MarkedSet("advanced_eval/answers.jsonl", "advanced", 407, held_out=False, min_opposite=1),

@@ -45,11 +45,16 @@ class Floor:
 
 
 FLOORS: dict[str, Floor] = {
-    # measured 145/179 = 81.0%, 0/63 incorrect and 0/29 opposite claims graded correct
-    # (main after rubric round 2 + grader3; the targets are 90%, 2% and 5%)
-    "eval/test.jsonl": Floor(agreement=0.79, incorrect_as_correct=0.02, opposite_as_correct=0.05),
-    # measured 432/500 = 86.4%, 4/200 = 2.0% and 3/69 = 4.3% graded correct
-    "eval3/test2.jsonl": Floor(agreement=0.84, incorrect_as_correct=0.02, opposite_as_correct=0.05),
+    # Regression floors, a little under what main measured; the targets are 90%, 2% and 5%.
+    # measured 148/179 = 82.7%, 0/63 incorrect and 0/29 opposite claims graded correct
+    # (after rubric rounds 3-4 and the answer-key engine fixes)
+    "eval/test.jsonl": Floor(agreement=0.81, incorrect_as_correct=0.02, opposite_as_correct=0.05),
+    # measured 440/500 = 88.0%, 4/200 = 2.0% and 3/69 = 4.3% graded correct
+    "eval3/test2.jsonl": Floor(agreement=0.86, incorrect_as_correct=0.02, opposite_as_correct=0.05),
+    # the FINAL held-out set, first graded once every rubric and engine change had landed:
+    # measured 440/500 = 88.0%, 4/200 = 2.0% incorrect and 4/78 = 5.1% opposite claims graded
+    # correct (the last misses its 5% target by one answer; the floor records that honestly)
+    "eval5/test3.jsonl": Floor(agreement=0.86, incorrect_as_correct=0.02, opposite_as_correct=0.06),
 }
 
 reports: dict[str, EvalReport] = {}
