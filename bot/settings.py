@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -52,6 +52,19 @@ class SandboxEndpoint(BaseModel):
     url: str | None = None
 
 
+_TUTOR_ENV: Final = SettingsConfigDict(
+    env_prefix="TUTOR_",
+    env_file=".env",
+    env_file_encoding="utf-8",
+    # The sandbox service reads its own TUTOR_SANDBOX_* variables from the same .env.
+    extra="ignore",
+    # `TUTOR_DEV_GUILD_ID=` (as .env.example leaves it) means unset, not "invalid".
+    env_ignore_empty=True,
+    frozen=True,
+)
+"""Where every ``TUTOR_*`` settings class reads from: the environment, then ``.env``."""
+
+
 class TutorSettings(BaseSettings):
     """Everything the bot process can be configured with.
 
@@ -86,16 +99,7 @@ class TutorSettings(BaseSettings):
             set it to your Discord user id to share progress with the bot's database.
     """
 
-    model_config = SettingsConfigDict(
-        env_prefix="TUTOR_",
-        env_file=".env",
-        env_file_encoding="utf-8",
-        # The sandbox service reads its own TUTOR_SANDBOX_* variables from the same .env.
-        extra="ignore",
-        # `TUTOR_DEV_GUILD_ID=` (as .env.example leaves it) means unset, not "invalid".
-        env_ignore_empty=True,
-        frozen=True,
-    )
+    model_config = _TUTOR_ENV
 
     discord_token: SecretStr | None = Field(None, description="The bot token.")
     dev_guild_id: int | None = Field(None, gt=0, description="Guild to sync commands to.")
@@ -186,13 +190,6 @@ class ContentSettings(BaseSettings):
         content_dir: the directory of question packs (``*.yaml``).
     """
 
-    model_config = SettingsConfigDict(
-        env_prefix="TUTOR_",
-        env_file=".env",
-        env_file_encoding="utf-8",
-        extra="ignore",
-        env_ignore_empty=True,
-        frozen=True,
-    )
+    model_config = _TUTOR_ENV
 
     content_dir: Path = Field(DEFAULT_CONTENT_DIR, description="Question packs.")
