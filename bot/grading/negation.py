@@ -463,7 +463,7 @@ def _forward(
     return range(start, j)
 
 
-_NEW_PHRASE: Final = DETERMINERS | {"no"}
+_NEW_PHRASE: Final = (DETERMINERS - {"each", "every"}) | {"no"}
 """Words that start a new phrase once a scope has taken a content word."""
 
 _NEW_CLAUSE: Final = SUBJECTS | TERMINATORS | {"just", "also", "actually"}

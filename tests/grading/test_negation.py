@@ -122,6 +122,12 @@ def test_an_if_clause_is_conditional() -> None:
     assert {"zero", "them"} <= conditional_words("if you don't zero them, they pile up")
 
 
+def test_a_time_adverbial_with_each_stays_in_the_negated_predicate() -> None:
+    words = negated_words("the graph is not rebuilt each forward pass; it is compiled")
+    assert {"rebuilt", "each", "forward", "pass"} <= words
+    assert "compiled" not in words
+
+
 def test_assigning_none_denies_only_the_assigned_name() -> None:
     words = negated_words("reset them by setting x.grad = None each step")
     assert "x.grad" in words
