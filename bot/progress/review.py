@@ -47,7 +47,9 @@ def review_queue(db: Database, learner_id: int, now: datetime, limit: int = 10) 
 
     Returns:
         ``due``: cards due at ``now``, most overdue first; ``missed``: items whose latest
-        attempt was not correct and whose card is not due yet, most recent first.
+        attempt was not correct and whose card is not due yet, the longest ago first (the
+        item just missed, whose explanation the learner has only just read, comes last:
+        a tester was served it again at once).
     """
     limit = max(1, min(limit, MAX_QUEUE))
     due = db.execute(
@@ -57,7 +59,7 @@ def review_queue(db: Database, learner_id: int, now: datetime, limit: int = 10) 
     missed = db.execute(
         f"""{_ENTRY}
         WHERE c.learner_id = ? AND c.due > ? AND i.last_label != 'correct'
-        ORDER BY i.last_at DESC, c.item_id LIMIT ?
+        ORDER BY i.last_at, c.item_id LIMIT ?
         """,
         [learner_id, ts(now), limit],
     ).fetchall()

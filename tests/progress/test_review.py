@@ -36,3 +36,13 @@ async def test_review_queue_is_per_learner(store: ProgressStore, clock: FakeCloc
     clock.advance(days=2)
     queue = await store.review_queue(ALICE)
     assert (queue.due, queue.missed) == ([], [])
+
+
+async def test_missed_items_come_longest_ago_first_so_the_one_just_missed_waits(
+    store: ProgressStore, clock: FakeClock
+) -> None:
+    await store.record_attempt(attempt(item_id="TF1", score=0.5, label=Label.PARTIAL))
+    clock.advance(minutes=5)
+    await store.record_attempt(attempt(item_id="TF2", score=0.5, label=Label.PARTIAL))
+    queue = await store.review_queue(ALICE)
+    assert [e.item_id for e in queue.missed] == ["TF1", "TF2"]
