@@ -40,7 +40,8 @@ def opening_text(settings: TutorSettings, *, sandbox_off: bool) -> str:
     if sandbox_off:
         return "Opening the question bank and the database (the sandbox is off)"
     if settings.sandbox_address == LOCAL_SANDBOX:
-        return "Opening the bank and starting the sandbox worker (torch loads once, about 10 s)"
+        # under 80 columns with rich's spinner: a wrapped status line repeats on every tick
+        return "Opening the bank and starting the sandbox worker (torch loads, ~10 s)"
     return f"Opening the bank and asking the sandbox at {settings.sandbox_address}"
 
 

@@ -36,3 +36,9 @@ def test_a_failed_health_check_is_explained_not_sent_to_the_hidden_log(
     assert note == (
         "its health check failed: the sandbox cannot be reached: connection refused (test)"
     )
+
+
+def test_the_spinner_text_fits_an_80_column_terminal(tmp_path: Path) -> None:
+    for off in (True, False):
+        # rich draws a 2-cell spinner and a space before the text
+        assert len(opening_text(settings_for(tmp_path), sandbox_off=off)) + 3 <= 80
