@@ -46,6 +46,10 @@ REDIRECT_PREFIX: Final = "The cause you named is not the key one: "
 DISMISSAL_CORRECTION: Final = (
     "It is not only a matter of speed or style: the result itself depends on it."
 )
+UNRECOGNISED_REASON_CORRECTION: Final = (
+    "Your verdict is right, but your reason does not explain this statement: it may "
+    "describe another rule. Say what happens here and why."
+)
 RESTATED_CORRECTION: Final = "That restates the question; say why it happens, in your own words."
 
 FeedbackFlavour = Literal["discord", "plain"]
@@ -98,6 +102,7 @@ def build_feedback(
     redirected: bool = False,
     dismissive: bool = False,
     label: Label | None = None,
+    unrecognised_reason: bool = False,
 ) -> Feedback:
     """Choose the feedback parts for one graded answer.
 
@@ -131,6 +136,8 @@ def build_feedback(
             key concepts are worded as "the cause you named is not the key one".
         dismissive: the answer reduces the rule to speed or style; a correction says so.
         label: the label graded (None: unknown, nudges capped as for a non-correct answer).
+        unrecognised_reason: the verdict is right but the reason matches nothing the rubric
+            knows (often another item's mechanism); a correction says so.
 
     Returns:
         The parts, as plain author text (unescaped; :func:`render_feedback` escapes).
@@ -149,6 +156,8 @@ def build_feedback(
         corrections.append(ARITHMETIC_CORRECTION)
     if restated:
         corrections.append(RESTATED_CORRECTION)
+    if unrecognised_reason:
+        corrections.append(UNRECOGNISED_REASON_CORRECTION)
     sentence: str | None = None
     key = item.answer.verdict
     if item.kind is Kind.TRUE_FALSE and key is not None:

@@ -149,6 +149,10 @@ def _prompt_words(
     )
 
 
+UNRECOGNISED_REASON_MIN_TOKENS: Final = 3
+"""A reason of at least this many tokens after the verdict counts as an attempt at one."""
+
+
 def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
     """Grade one response against a compiled item.
 
@@ -313,6 +317,16 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
     contradicted = [o.id for o in outcomes if o.status == "contradicted"]
     not_hit = [o for o in outcomes if o.id not in hit]
     nudges = sorted((o for o in not_hit if o.status != "contradicted"), key=lambda o: not o.key)
+    # A right verdict whose reason the rubric does not recognise at all (another item's
+    # mechanism, a guess): say so, rather than show a bare "partly there" with nothing to act on.
+    unrecognised_reason = (
+        agrees is True
+        and not hit
+        and not contradicted
+        and not found
+        and not (stuffing or gist or gesture or restatement or dismissal)
+        and len(stream) - reading.end >= UNRECOGNISED_REASON_MIN_TOKENS
+    )
     feedback = build_feedback(
         item,
         verdict=verdict,
@@ -333,6 +347,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         restated=restatement,
         redirected=redirect,
         dismissive=dismissal,
+        unrecognised_reason=unrecognised_reason,
     )
     return GradeResult(
         item_id=item.id,

@@ -8,6 +8,7 @@ from bot.grading import Grader, render_feedback
 from bot.grading.feedback import (
     MAX_CONCEPT_NUDGES,
     STUFFING_CORRECTION,
+    UNRECOGNISED_REASON_CORRECTION,
     build_feedback,
     escape_markdown,
 )
@@ -120,3 +121,14 @@ def test_a_wrong_answer_gets_at_most_two_concept_questions(tf3: Item) -> None:
         label=Label.INCORRECT,
     )
     assert feedback.missing == [c.nudge for c in many.rubric.concepts[:MAX_CONCEPT_NUDGES]]
+
+
+def test_a_right_verdict_with_an_unrecognised_reason_is_told_so(grader: Grader) -> None:
+    result = grade(grader, "TF3", "False, because the learning rate is too small", verdict=False)
+    assert result.label.value == "partial"
+    assert UNRECOGNISED_REASON_CORRECTION in result.feedback.corrections
+
+
+def test_a_right_verdict_with_a_recognised_reason_is_not_told_so(grader: Grader) -> None:
+    result = grade(grader, "TF3", "grads accumulate", verdict=False)
+    assert UNRECOGNISED_REASON_CORRECTION not in result.feedback.corrections
