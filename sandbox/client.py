@@ -42,6 +42,7 @@ from sandbox.errors import (
     SandboxStartFailed,
     SandboxTimeout,
     SandboxUnavailable,
+    failure_reason,
     log_tail,
 )
 from sandbox.protocol import (
@@ -408,7 +409,7 @@ class LocalSandbox:
         tail = log_tail(text)
         if tail:
             _log.debug("the local sandbox's last log lines:\n%s", "\n".join(tail))
-        return SandboxStartFailed(message, tail[-1] if tail else "", tail)
+        return SandboxStartFailed(message, failure_reason(tail), tail)
 
     async def __aexit__(
         self,

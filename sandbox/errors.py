@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from typing import Final
+
 
 class SandboxError(Exception):
     """Base of every sandbox error; ``str()`` is one sentence for a person."""
@@ -46,6 +49,22 @@ def log_tail(text: str, lines: int = LOG_TAIL_LINES) -> tuple[str, ...]:
     """The last ``lines`` non-blank lines of a log, each cut to 500 printable characters."""
     kept = [line.rstrip() for line in text.splitlines() if line.strip()][-lines:]
     return tuple("".join(c if c.isprintable() else "?" for c in line)[:500] for line in kept)
+
+
+_EXCEPTION_LINE: Final = re.compile(r"^\s*(\w+\.)*\w*(Error|Exception|Exit)\b.*:")
+
+
+def failure_reason(tail: tuple[str, ...]) -> str:
+    """The line of a failed worker's log tail that says why: the last one naming an
+    exception (``ModuleNotFoundError: No module named 'torch'``), else the last line.
+
+    A worker started with a Python that lacks torch or pydantic logs a traceback and then a
+    generic "exited during start-up" line; the generic line alone tells a user nothing.
+    """
+    for line in reversed(tail):
+        if _EXCEPTION_LINE.match(line):
+            return line.strip()
+    return tail[-1] if tail else ""
 
 
 class SandboxTimeout(SandboxUnavailable):

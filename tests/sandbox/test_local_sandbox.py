@@ -14,7 +14,7 @@ import pytest
 
 from bot.content.verify import SandboxRunner
 from sandbox.client import LocalSandbox
-from sandbox.errors import SandboxStartFailed
+from sandbox.errors import SandboxStartFailed, failure_reason
 from tests.conftest import CONTENT
 
 PROBLEM = "tutor sandbox: TUTOR_SANDBOX_WALL_S: Input should be greater than 0 (got '-1')"
@@ -65,3 +65,18 @@ def test_a_verify_runner_whose_worker_fails_leaks_no_event_loop(
         gc.collect()
     leaks = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
     assert leaks == []
+
+
+def test_a_start_failure_names_the_exception_not_the_generic_last_line() -> None:
+    tail = (
+        "Traceback (most recent call last):",
+        '  File "<frozen runpy>", line 198, in _run_module_as_main',
+        "ModuleNotFoundError: No module named 'torch'",
+        "sandbox: the sandbox exited during start-up (status 1)",
+    )
+    assert failure_reason(tail) == "ModuleNotFoundError: No module named 'torch'"
+
+
+def test_a_start_failure_without_an_exception_gives_the_last_line() -> None:
+    assert failure_reason(("starting", "sandbox: out of spares")) == "sandbox: out of spares"
+    assert failure_reason(()) == ""
