@@ -63,11 +63,13 @@ def item_or_error(bot: TutorBot, item_id: str) -> Item:
     return item
 
 
-def _drop_part(drop_id: int | None) -> str:
+def drop_part(drop_id: int | None) -> str:
+    """The drop field of a custom_id: the drop's id, or ``0`` for a /quiz item."""
     return str(drop_id or 0)
 
 
-def _drop_of(match: re.Match[str]) -> int | None:
+def drop_of(match: re.Match[str]) -> int | None:
+    """The drop id a custom_id's ``drop`` group names, or None for ``0`` (a /quiz item)."""
     return int(match["drop"]) or None
 
 
@@ -92,7 +94,7 @@ class AnswerButton(
             False: ("False", discord.ButtonStyle.danger),
             None: ("Answer", discord.ButtonStyle.primary),
         }[verdict]
-        custom_id = f"tutor:answer:{item_id}:{_VERDICT_CODE[verdict]}:{_drop_part(drop_id)}"
+        custom_id = f"tutor:answer:{item_id}:{_VERDICT_CODE[verdict]}:{drop_part(drop_id)}"
         super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id))
 
     @classmethod
@@ -100,7 +102,7 @@ class AnswerButton(
         cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> Self:
         """Rebuild the button from its custom_id (called by discord.py on every click)."""
-        return cls(match["item"], _CODE_VERDICT[match["verdict"]], _drop_of(match))
+        return cls(match["item"], _CODE_VERDICT[match["verdict"]], drop_of(match))
 
     async def callback(self, interaction: Interaction) -> None:
         """Open the justification modal as the first response to the click."""
@@ -199,7 +201,7 @@ class ExplainButton(
 
     def __init__(self, item_id: str, drop_id: int | None) -> None:
         self.item_id = item_id
-        custom_id = f"tutor:explain:{item_id}:{_drop_part(drop_id)}"
+        custom_id = f"tutor:explain:{item_id}:{drop_part(drop_id)}"
         super().__init__(
             discord.ui.Button(
                 label="Explanation", style=discord.ButtonStyle.secondary, custom_id=custom_id
@@ -211,7 +213,7 @@ class ExplainButton(
         cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> Self:
         """Rebuild the button from its custom_id."""
-        return cls(match["item"], _drop_of(match))
+        return cls(match["item"], drop_of(match))
 
     async def callback(self, interaction: Interaction) -> None:
         """Answer with the explanation (a bank lookup: no defer needed)."""
@@ -231,7 +233,7 @@ class SnippetButton(
     def __init__(self, item_id: str, drop_id: int | None) -> None:
         self.item_id = item_id
         self.drop_id = drop_id
-        custom_id = f"tutor:snippet:{item_id}:{_drop_part(drop_id)}"
+        custom_id = f"tutor:snippet:{item_id}:{drop_part(drop_id)}"
         super().__init__(
             discord.ui.Button(
                 label="Run the snippet", style=discord.ButtonStyle.secondary, custom_id=custom_id
@@ -243,7 +245,7 @@ class SnippetButton(
         cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> Self:
         """Rebuild the button from its custom_id."""
-        return cls(match["item"], _drop_of(match))
+        return cls(match["item"], drop_of(match))
 
     async def callback(self, interaction: Interaction) -> None:
         """Defer (the sandbox may be slow), run (or read the cached run), show the output.

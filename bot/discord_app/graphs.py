@@ -29,7 +29,14 @@ import discord
 
 from bot import quiz
 from bot.discord_app import limits
-from bot.discord_app.answer import DROP_ID, ITEM_ID, bot_of, item_or_error
+from bot.discord_app.answer import (
+    DROP_ID,
+    ITEM_ID,
+    bot_of,
+    drop_of,
+    drop_part,
+    item_or_error,
+)
 from bot.discord_app.errors import TutorView, UserFacingError, report
 from bot.discord_app.render import graph_caption
 from sandbox.protocol import AutogradGraph
@@ -122,7 +129,7 @@ class GraphButton(
 
     def __init__(self, item_id: str, drop_id: int | None) -> None:
         self.item_id = item_id
-        custom_id = f"tutor:graph:{item_id}:{drop_id or 0}"
+        custom_id = f"tutor:graph:{item_id}:{drop_part(drop_id)}"
         super().__init__(
             discord.ui.Button(
                 label="Show graph", style=discord.ButtonStyle.secondary, custom_id=custom_id
@@ -134,7 +141,7 @@ class GraphButton(
         cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> Self:
         """Rebuild the button from its custom_id."""
-        return cls(match["item"], int(match["drop"]) or None)
+        return cls(match["item"], drop_of(match))
 
     async def callback(self, interaction: Interaction) -> None:
         """Defer, get the snippet's graph from the sandbox, draw it, send it privately."""
