@@ -299,10 +299,14 @@ class Negation:
         cover = self.cover
         if not cover:
             return False
-        spelled = {self.cue_start.get(t) for t in tokens}
+        spelled: set[int | None] | None = None  # built only once a token is covered
         for t in tokens:
             cues = cover.get(t)
-            if cues and sum(1 for c in cues if c not in spelled) % 2 == 1:
+            if not cues:
+                continue
+            if spelled is None:
+                spelled = {self.cue_start.get(u) for u in tokens}
+            if sum(1 for c in cues if c not in spelled) % 2 == 1:
                 return True
         return False
 
