@@ -61,6 +61,9 @@ class ZygoteHello(BaseModel):
         isolated: what each job is isolated by, in words.
         not_isolated: what is knowingly not isolated, in words.
         startup_s: seconds the zygote took to import and warm torch.
+        heap: how much of the zygote's heap is on transparent huge pages and, when the
+            kernel refused to collapse it, why (one line for the service's banner; a
+            one-shot ``tutor sandbox run`` does not print it).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -72,6 +75,7 @@ class ZygoteHello(BaseModel):
     isolated: list[str]
     not_isolated: list[str]
     startup_s: float
+    heap: str = ""
 
 
 class ZygoteFailed(BaseModel):

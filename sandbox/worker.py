@@ -449,6 +449,8 @@ def describe_backend(hello: ZygoteHello) -> str:
         lines.append("sandbox: learner code will be REFUSED; only curated snippets run")
     lines += [f"sandbox:   isolated: {item}" for item in hello.isolated]
     lines += [f"sandbox:   NOT isolated: {item}" for item in hello.not_isolated]
+    if hello.heap:
+        lines.append(f"sandbox: {hello.heap}")
     return "\n".join(lines)
 
 

@@ -1166,8 +1166,8 @@ def main(argv: list[str] | None = None) -> int:
         cfg, hello = start_up(args, started)
         gc.collect()
         gc.freeze()  # forked jobs then do not copy every object's page when the GC runs
-        _report_collapse(hugepages.collapse_heap())  # ~10x cheaper forks and exits
-        ctl.send(hello.model_dump_json().encode())
+        heap = _describe_collapse(hugepages.collapse_heap())  # ~10x cheaper forks and exits
+        ctl.send(hello.model_copy(update={"heap": heap}).model_dump_json().encode())
         Zygote(ctl, cfg, jobs).serve()
     except (Exception, SystemExit) as exc:
         if cfg is None:  # not started: tell the worker why before exiting
@@ -1224,15 +1224,15 @@ def start_up(args: argparse.Namespace, started: float) -> tuple[ZygoteConfig, Zy
     return cfg, hello
 
 
-def _report_collapse(collapse: hugepages.Collapse) -> None:
-    """Say on stderr (the service's log) how much of the heap is on huge pages."""
+def _describe_collapse(collapse: hugepages.Collapse) -> str:
+    """One line: how much of the heap is on huge pages (for the service's banner)."""
     words = (
-        f"sandbox: zygote heap on huge pages: {collapse.huge_bytes >> 20} MiB "
+        f"zygote heap on huge pages: {collapse.huge_bytes >> 20} MiB "
         f"({collapse.collapsed} of {collapse.regions} regions, {collapse.seconds:.2f} s)"
     )
     if collapse.error:
         words += f"; not collapsed: {collapse.error} (forks and exits cost more)"
-    print(words, file=sys.stderr, flush=True)
+    return words
 
 
 def _failure_words(exc: BaseException) -> str:

@@ -56,3 +56,23 @@ def test_a_snippet_that_raises_makes_the_command_exit_3(tmp_path: Path) -> None:
     )
     assert done.returncode == 3, done.stderr
     assert "ValueError: boom" in done.stderr
+
+
+@pytest.mark.slow
+def test_a_clean_run_prints_only_the_snippets_output_and_the_status_line(tmp_path: Path) -> None:
+    """The zygote's start-up diagnostics (huge pages) belong in the service's banner, not in
+    a one-shot run a learner reads."""
+    snippet = tmp_path / "ok.py"
+    snippet.write_text("print(6 * 7)\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "sandbox", "run", str(snippet)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "42\n"
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("[exit 0, ")
