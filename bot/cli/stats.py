@@ -3,7 +3,8 @@
 ``tutor stats --learner ID [--guild ID] --json`` prints :class:`LearnerStats` as JSON (the
 contract for tools); without ``--json`` a short text summary. The database is
 ``--db PATH``, else ``TUTOR_DATABASE_PATH``, else ``data/tutor.db``; a missing file is an
-error (reading stats never creates a database). The store is imported only when the
+error (reading stats never creates a database), and the file is opened read-only: a
+copy or a read-only mount of a server's database can be read. The store is imported only when the
 command runs, so other ``tutor`` commands never load sqlite-utils.
 """
 
@@ -103,7 +104,7 @@ async def _read(settings: ProgressSettings, learner_id: int, guild_id: int | Non
     from bot.progress.stats import describe_concepts
     from bot.progress.store import ProgressStore
 
-    async with ProgressStore.from_settings(settings) as store:
+    async with ProgressStore.from_settings(settings, read_only=True) as store:
         stats = await store.learner_stats(learner_id, guild_id=guild_id)
     return describe_concepts(stats, _concept_descriptions())
 

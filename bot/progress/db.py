@@ -65,6 +65,48 @@ def open_database(
     return db
 
 
+def open_read_only(path: Path, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> Database:
+    """Open an existing database for reading only: nothing is created, migrated or written.
+
+    For commands that only read (``tutor stats``) on a file the user may not be able to
+    write (a copy of a server's database, a read-only mount). SQLite's ``mode=ro`` still
+    needs the WAL's shared-memory file; when the file's directory cannot be written that
+    file cannot be made, and the database is opened ``immutable=1`` instead, which reads
+    the main file as it is (sqlite.org/uri.html: a write by another process while it is
+    open is not seen; nothing can write a file nobody may write).
+
+    Args:
+        path: the database file; it must exist.
+        busy_timeout_s: seconds to wait for another connection's lock (>= 0).
+
+    Returns:
+        A sqlite-utils ``Database`` whose connection refuses writes.
+
+    Raises:
+        sqlite3.Error: the file does not exist, cannot be read or is not a database.
+    """
+    from urllib.parse import quote
+
+    location = f"file:{quote(str(Path(path).resolve()))}?mode=ro"
+    try:
+        return Database(_connect_read_only(location, busy_timeout_s))
+    except sqlite3.OperationalError:
+        if os.access(Path(path).resolve().parent, os.W_OK):
+            raise
+    return Database(_connect_read_only(location + "&immutable=1", busy_timeout_s))
+
+
+def _connect_read_only(uri: str, busy_timeout_s: float) -> sqlite3.Connection:
+    conn = sqlite3.connect(uri, uri=True, timeout=busy_timeout_s)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # not a database?
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 @contextmanager
 def write_transaction(db: Database) -> Iterator[Database]:
     """Run a block of writes as one transaction that takes the write lock up front.

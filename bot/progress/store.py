@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
@@ -31,7 +32,13 @@ from fsrs import Scheduler
 
 from bot.progress import attempts, cache, drops, privacy, profiles, review, stats
 from bot.progress.clock import Clock, system_clock
-from bot.progress.db import DEFAULT_BUSY_TIMEOUT_S, Database, Synchronous, open_database
+from bot.progress.db import (
+    DEFAULT_BUSY_TIMEOUT_S,
+    Database,
+    Synchronous,
+    open_database,
+    open_read_only,
+)
 from bot.progress.models import (
     AttemptIn,
     AttemptRecorded,
@@ -53,7 +60,7 @@ from bot.progress.models import (
 )
 from bot.progress.rules import tutor_scheduler
 from bot.progress.schedule import DEFAULT_GRACE, NONCE_WINDOW
-from bot.progress.schema import migrate
+from bot.progress.schema import MIGRATIONS, migrate
 from bot.progress.settings import ProgressSettings
 
 P = ParamSpec("P")
@@ -62,6 +69,10 @@ T = TypeVar("T")
 
 class StoreClosed(RuntimeError):
     """The store was used before ``open()`` or after ``close()``."""
+
+
+class StoreOutdated(sqlite3.DatabaseError):
+    """A read-only store was opened on a file whose schema needs migrations this code has."""
 
 
 class ProgressStore:
@@ -74,6 +85,10 @@ class ProgressStore:
         answer_retention_days: days answer texts are kept (0: never stored).
         busy_timeout_s: seconds a write waits for another process's lock.
         synchronous: SQLite ``synchronous`` level, ``NORMAL`` or ``FULL``.
+        read_only: open an existing file for reading only (``tutor stats``): nothing is
+            created, migrated, purged or written, and a write raises
+            ``sqlite3.OperationalError``; a file whose schema is behind this code is
+            refused (:class:`StoreOutdated`).
     """
 
     def __init__(
@@ -85,6 +100,7 @@ class ProgressStore:
         answer_retention_days: int = 90,
         busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
         synchronous: Synchronous = "NORMAL",
+        read_only: bool = False,
     ) -> None:
         if answer_retention_days < 0:
             raise ValueError(f"answer_retention_days must be >= 0, got {answer_retention_days}")
@@ -94,11 +110,14 @@ class ProgressStore:
         self._scheduler = scheduler or tutor_scheduler()
         self._busy_timeout_s = busy_timeout_s
         self._synchronous: Synchronous = synchronous
+        self.read_only = read_only
         self._executor: ThreadPoolExecutor | None = None
         self._db: Database | None = None
 
     @classmethod
-    def from_settings(cls, settings: ProgressSettings, *, clock: Clock = system_clock) -> Self:
+    def from_settings(
+        cls, settings: ProgressSettings, *, clock: Clock = system_clock, read_only: bool = False
+    ) -> Self:
         """A store configured from :class:`ProgressSettings` (not opened yet)."""
         return cls(
             settings.database_path,
@@ -106,6 +125,7 @@ class ProgressStore:
             answer_retention_days=settings.answer_retention_days,
             busy_timeout_s=settings.db_busy_timeout_s,
             synchronous=settings.db_synchronous,
+            read_only=read_only,
         )
 
     # --- lifecycle ---------------------------------------------------------------------
@@ -123,6 +143,21 @@ class ProgressStore:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="progress-db")
 
         def connect() -> Database:
+            if self.read_only:
+                db = open_read_only(Path(self.path), busy_timeout_s=self._busy_timeout_s)
+                try:
+                    pending = [m.name for m in MIGRATIONS.pending(db)]
+                except BaseException:
+                    db.close()
+                    raise
+                if pending:
+                    db.close()
+                    raise StoreOutdated(
+                        f"{self.path} was written by an older version (pending migrations: "
+                        f"{', '.join(pending)}); open it once with a writer (the bot or "
+                        "tutor play) to upgrade it"
+                    )
+                return db
             db = open_database(
                 self.path, busy_timeout_s=self._busy_timeout_s, synchronous=self._synchronous
             )
@@ -140,7 +175,8 @@ class ProgressStore:
             self._executor.shutdown(wait=True)
             self._executor = None
             raise
-        await self.purge_answer_texts()
+        if not self.read_only:
+            await self.purge_answer_texts()
 
     async def close(self) -> None:
         """Close the database and stop the owner thread (waits for queued operations)."""

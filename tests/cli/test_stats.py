@@ -152,3 +152,30 @@ def test_a_database_that_cannot_be_written_is_called_read_only(
     assert "unable to open database file (read-only: the file cannot be written)" in (
         capsys.readouterr().err
     )
+
+
+def test_stats_are_read_from_a_database_nobody_may_write(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A copy or a read-only mount of a server's database: reading stats writes nothing
+    (root may write any file, so write access is taken away where it is asked)."""
+    import os
+
+    before = db_path.read_bytes()
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda p, mode: False if mode == os.W_OK else real_access(p, mode)
+    )
+    assert main(["stats", "--learner", str(ALICE), "--db", str(db_path), "--json"]) == 0
+    stats = LearnerStats.model_validate_json(capsys.readouterr().out)
+    assert stats.attempts == 2
+    assert db_path.read_bytes() == before  # no migration, purge or pragma wrote to it
+
+
+async def test_a_read_only_store_refuses_writes(db_path: Path) -> None:
+    import sqlite3
+
+    async with ProgressStore(db_path, read_only=True) as store:
+        assert (await store.learner_stats(ALICE)).attempts == 2
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            await store.record_attempt(attempt(guild_id=GUILD, item_id="TF3"))
