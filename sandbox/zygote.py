@@ -111,6 +111,10 @@ READ_CHUNK = 64 * 1024
 SPEC_TIMEOUT_S = 10.0
 """A spare waits at most this long for the worker to send the job after handing it over."""
 
+REPORT_AFTER_FAILURES = 2
+"""After this many spares in a row failed their set-up (and exited without a job), the next
+spare forked answers a job with its set-up error if it fails too (see :func:`run_spare`)."""
+
 READY_TIMEOUT_S = 60.0
 """A spare gives its jailed interpreter this long to finish the jail."""
 
@@ -315,6 +319,7 @@ class _SpareHandle:
     pid: int
     sock: socket.socket
     ready: bool = False
+    failed: bool = False  # said "F": its exit is not counted as a second failure
 
 
 @dataclass
@@ -395,12 +400,14 @@ class Zygote:
             print(
                 f"sandbox: spare set-up failed: {msg[1:].decode(errors='replace')}", file=sys.stderr
             )
+            spare.failed = True
             self.failures += 1
             return
         self.spares.remove(spare)
         self.sel.unregister(spare.sock)
         spare.sock.close()
-        self.failures += 1
+        if not spare.failed:  # died before saying ready
+            self.failures += 1
 
     def _fill(self) -> None:
         """Fork spares up to the pool size, but not while a job runs and one spare is idle.
@@ -430,7 +437,8 @@ class Zygote:
                 keep = sorted({theirs.fileno(), self.jobs.fileno()})
                 for low, high in zip([2, *keep], [*keep, 65536], strict=True):
                     os.closerange(low + 1, high)
-                status = run_spare(theirs, self.jobs, self.cfg, name)
+                report = self.failures >= REPORT_AFTER_FAILURES
+                status = run_spare(theirs, self.jobs, self.cfg, name, report_failure=report)
             except BaseException:
                 traceback.print_exc()
             finally:
@@ -484,8 +492,22 @@ class Zygote:
 # --------------------------------------------------------------------------- spare
 
 
-def run_spare(sock: socket.socket, jobs: socket.socket, cfg: ZygoteConfig, name: str) -> int:
+def run_spare(
+    sock: socket.socket,
+    jobs: socket.socket,
+    cfg: ZygoteConfig,
+    name: str,
+    *,
+    report_failure: bool = True,
+) -> int:
     """A spare's whole life: prepare a jailed interpreter, wait for a job, run it, answer.
+
+    A spare whose set-up failed says why (``F``) and, unless ``report_failure``, exits
+    without taking a job, so a one-off failure (a cgroup or mount race) costs a job
+    nothing: the zygote forks another spare. The zygote sets ``report_failure`` once
+    :data:`REPORT_AFTER_FAILURES` spares in a row have failed: the next spare takes the next
+    job and answers it with the set-up error, so a failure that repeats reaches the learner
+    instead of leaving jobs waiting for a spare that never becomes ready.
 
     Args:
         sock: this spare's end of its socket to the zygote: ``R`` when ready (or ``F`` and
@@ -494,9 +516,10 @@ def run_spare(sock: socket.socket, jobs: socket.socket, cfg: ZygoteConfig, name:
             :class:`Zygote`); one message carries one job socket's fd.
         cfg: how to build the job.
         name: unique name (zygote pid and sequence), used for the cgroup.
+        report_failure: on a failed set-up, take a job anyway and answer it with the error.
 
     Returns:
-        The spare's exit status (0 normally).
+        The spare's exit status (0 normally, also after a set-up failure it said).
     """
     spare = Spare(cfg, name)
     setup_error: str | None = None
@@ -508,6 +531,9 @@ def run_spare(sock: socket.socket, jobs: socket.socket, cfg: ZygoteConfig, name:
         setup_error = f"sandbox set-up failed: {exc}"
         with contextlib.suppress(OSError):
             sock.send(b"F" + setup_error.encode()[:4000])
+        if not report_failure:
+            spare.cleanup()
+            return 0
     job_fd = take_job(sock, jobs)
     if job_fd is None:
         spare.cleanup()
