@@ -109,7 +109,8 @@ def build_feedback(
     A correct answer gets no concept nudges (its key points are all there; asking about an
     optional extra read as a question about what the learner had just said), and any other
     answer at most :data:`MAX_CONCEPT_NUDGES`, key concepts first: a fresh-eyes tester found
-    six near-duplicate questions under one wrong answer.
+    six near-duplicate questions under one wrong answer. Corrections are capped the same
+    way (:data:`MAX_CORRECTIONS`).
 
     Args:
         item: the item graded (its rubric supplies every sentence).
@@ -147,7 +148,7 @@ def build_feedback(
     found = {m.id: m for m in rubric.misconceptions}
     corrections = [found[m].feedback for m in misconceptions]
     prefix = REDIRECT_PREFIX if redirected else CONTRADICTION_PREFIX
-    corrections += [prefix + concepts[c].description + "." for c in contradicted]
+    reversed_points = [prefix + concepts[c].description + "." for c in contradicted]
     if dismissive:
         corrections.append(DISMISSAL_CORRECTION)
     if stuffing:
@@ -158,6 +159,7 @@ def build_feedback(
         corrections.append(RESTATED_CORRECTION)
     if unrecognised_reason:
         corrections.append(UNRECOGNISED_REASON_CORRECTION)
+    corrections = list(dict.fromkeys(corrections + reversed_points))[:MAX_CORRECTIONS]
     sentence: str | None = None
     key = item.answer.verdict
     if item.kind is Kind.TRUE_FALSE and key is not None:
@@ -183,6 +185,12 @@ def build_feedback(
         verdict=sentence,
     )
 
+
+MAX_CORRECTIONS: Final = 2
+"""At most this many ✗ lines: the misconceptions' own corrections and the named problems
+(dismissal, keyword list, wrong arithmetic, restatement, unrecognised reason) first, then
+"you stated the opposite of ..." lines; a tester read three near-identical ✗ lines under
+one wrong answer, and the answer key shown below says the rest."""
 
 MAX_CONCEPT_NUDGES: Final = 2
 """At most this many "what is missing" questions under one answer (key concepts first)."""

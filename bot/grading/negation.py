@@ -102,6 +102,12 @@ POST_CUES: Final[tuple[tuple[str, ...], ...]] = (
     ("is", "not", "the", "cause"),
     ("is", "not", "the", "culprit"),
     ("is", "not", "it"),
+    ("is", "not", "needed"),
+    ("is", "not", "necessary"),
+    ("is", "not", "required"),
+    ("are", "not", "needed"),
+    ("are", "not", "necessary"),
+    ("are", "not", "required"),
 )
 """Cues negating the clause before them when they end it (:data:`NOTHING_TO_DO` too). Those
 built on false/wrong/

@@ -132,3 +132,22 @@ def test_a_right_verdict_with_an_unrecognised_reason_is_told_so(grader: Grader) 
 def test_a_right_verdict_with_a_recognised_reason_is_not_told_so(grader: Grader) -> None:
     result = grade(grader, "TF3", "grads accumulate", verdict=False)
     assert UNRECOGNISED_REASON_CORRECTION not in result.feedback.corrections
+
+
+def test_at_most_two_corrections_misconceptions_before_reversed_points() -> None:
+    """A tester read three near-identical ✗ lines under one wrong answer."""
+    from bot.content.loader import load_bank
+    from bot.grading import Grader, Response
+    from tests.conftest import CONTENT
+
+    bank = load_bank([CONTENT])
+    item = bank.get("WHY10")
+    assert item is not None
+    result = Grader(bank).grade(
+        Response(item_id="WHY10", text="create_graph=True is not needed, d1 always has a grad_fn")
+    )
+    corrections = result.feedback.corrections
+    assert len(corrections) <= 2
+    found = {m.id: m.feedback for m in item.rubric.misconceptions}
+    assert result.misconceptions
+    assert corrections[0] == found[result.misconceptions[0]]

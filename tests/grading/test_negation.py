@@ -271,3 +271,17 @@ def test_a_no_after_a_verb_denies_the_verb_too(text: str, verb: str) -> None:
 )
 def test_a_no_that_is_not_the_verbs_object_leaves_the_verb_alone(text: str) -> None:
     assert not {"shares", "accumulate"} & negated_words(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "create_graph=True is not needed, d1 has a grad_fn anyway",
+        "retain_graph is not necessary; the graph is used once",
+        "zero_grad calls are not required",
+    ],
+)
+def test_is_not_needed_denies_the_clause_before_it(text: str) -> None:
+    """A tester who wrote "create_graph=True is not needed" was praised for saying
+    create_graph=True records the backward ops."""
+    assert negated_words(text) & {"create_graph=true", "retain_graph", "zero_grad"}
