@@ -158,7 +158,10 @@ def cmd_play(args: argparse.Namespace) -> int:
                 return run_interactive(context, session, console)
             return run_script(context, session, sys.stdin, sys.stdout, sys.stderr, json=args.json)
     except ContentErrors as exc:
-        for err in exc.errors:
+        from bot.cli.content import bank_not_found
+
+        missing = bank_not_found(settings.content_dir)
+        for err in [f"tutor play: {missing}"] if missing else exc.errors:
             print(err, file=sys.stderr)
         return 1
     except sqlite3.Error as exc:
