@@ -9,6 +9,7 @@ from bot.content.models import Item, Label
 from bot.grading import (
     MAX_ANSWER_CHARS,
     AnswerTooLong,
+    EmptyAnswer,
     Grader,
     Response,
     UnknownItem,
@@ -162,3 +163,9 @@ def test_empty_text_with_the_right_button_is_partial(grader: Grader) -> None:
 
 def test_empty_text_on_other_kinds_is_incorrect(grader: Grader) -> None:
     assert grade_text(grader, "SE2", "").label is Label.INCORRECT
+
+
+@pytest.mark.parametrize("text", ["", "   \n", "```python", "```\n```"])
+def test_an_answer_empty_after_normalisation_is_refused(grader: Grader, text: str) -> None:
+    with pytest.raises(EmptyAnswer, match="an empty answer cannot be graded"):
+        grader.response("TF3", False, text)
