@@ -102,7 +102,14 @@ def _settings(args: argparse.Namespace) -> TutorSettings | None:
             field = str(err["loc"][0]) if err["loc"] else "settings"
             flag = {"database_path": "--db", "sandbox_address": "--sandbox"}.get(field)
             name = flag if field in overrides and flag else "TUTOR_" + field.upper()
-            print(f"tutor play: {name}: {err['msg']}", file=sys.stderr)
+            message = err["msg"]
+            if name == "--sandbox":  # the flag also takes off, which the variable does not
+                message = (
+                    "must be local, off (no sandbox: show the recorded outputs), "
+                    "unix:/path/to.sock or http://host:port (several workers separated by "
+                    f"commas), got {args.sandbox!r}"
+                )
+            print(f"tutor play: {name}: {message}", file=sys.stderr)
         return None
 
 
