@@ -297,6 +297,12 @@ def _known_names() -> set[str]:
         empty.close()
 
 
+def _printable(name: str) -> str:
+    """A table name from someone else's file, safe to print: at most 40 characters, control
+    characters (a terminal escape sequence) shown as ``?``."""
+    return "".join(c if c.isprintable() else "?" for c in name[:40])
+
+
 _SHOWN_TABLES = 5
 """At most this many table names are listed when a file is refused as another app's."""
 
@@ -340,7 +346,7 @@ def check_schema(db: Database, path: Path | str, *, writer: bool) -> None:
     if not applied:
         if writer and recorded == 0 and set(tables) <= {Migrations.migrations_table}:
             return  # a new database: the writer creates our tables
-        shown = ", ".join(tables[:_SHOWN_TABLES])
+        shown = ", ".join(_printable(name) for name in tables[:_SHOWN_TABLES])
         if len(tables) > _SHOWN_TABLES:
             shown += f" and {len(tables) - _SHOWN_TABLES} more"
         has = f"it has tables {shown}" if tables else "it is empty: no tables"

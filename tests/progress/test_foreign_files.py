@@ -92,3 +92,15 @@ async def test_a_writer_records_nothing_in_a_database_from_a_newer_version(newer
     count = conn.execute("SELECT count(*) FROM attempts").fetchone()[0]
     conn.close()
     assert count == 1
+
+
+async def test_table_names_from_another_file_are_printed_without_control_characters(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute('CREATE TABLE "red\x1b[31m" (x INTEGER)')
+    conn.close()
+    with pytest.raises(NotTutorDatabase) as refused:
+        await ProgressStore(path, read_only=True).open()
+    assert "(it has tables red?[31m)" in str(refused.value)
