@@ -213,6 +213,8 @@ async def grade_and_record(
 
     Raises:
         AnswerTooLong: ``text`` is over 4,000 characters.
+        EmptyAnswer: ``text`` is empty after normalisation (blank, only a code fence...):
+            nothing is graded or recorded.
         AlreadyAnswered: the learner already answered this drop (the first answer stands).
         DropClosed, UnknownDrop, DropMismatch: the drop does not accept this answer.
     """

@@ -188,7 +188,10 @@ def cmd_bot(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_main(settings, sync=args.sync))
     except ContentErrors as exc:
-        for err in exc.errors:
+        from bot.cli.content import bank_not_found
+
+        missing = bank_not_found(settings.content_dir)
+        for err in [f"tutor bot: {missing}"] if missing else exc.errors:
             print(err, file=sys.stderr)
         return 1
     except sqlite3.Error as exc:

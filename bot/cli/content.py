@@ -28,6 +28,27 @@ def configured_content() -> Path:
     return ContentSettings().content_dir
 
 
+def bank_not_found(content: Path) -> str | None:
+    """Why the question bank directory ``content`` cannot be used, when it does not exist
+    (the usual cause: a front end started outside the checkout, where the relative default
+    ``content/`` is missing).
+
+    Args:
+        content: the packs' directory (:func:`configured_content`).
+
+    Returns:
+        One sentence naming the path (absolute too, when relative) and
+        ``TUTOR_CONTENT_DIR``; None when the path exists.
+    """
+    if content.exists():
+        return None
+    where = f"{content}" if content.is_absolute() else f"{content} ({content.absolute()})"
+    return (
+        f"the question bank {where} does not exist: run from the autograd-tutor checkout, "
+        "or set TUTOR_CONTENT_DIR to its content/ directory"
+    )
+
+
 def load_bank_or_report(paths: Iterable[Path]) -> Bank | None:
     """Load the packs at ``paths``, or print every problem to stderr and return None.
 

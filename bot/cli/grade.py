@@ -14,8 +14,9 @@ the run goes on::
     {"line": 3, "item_id": "TF99", "error": "unknown_item", "message": "unknown item id 'TF99'"}
 
 Errors: ``blank_line`` (nothing on the line), ``invalid_json``, ``invalid_request``
-(missing/ill-typed fields), ``unknown_item``, ``empty_answer`` (a text that is empty or only
-spaces: ``tutor play`` refuses it too), ``answer_too_long`` (over 4,000 characters). Bytes
+(missing/ill-typed fields), ``unknown_item``, ``empty_answer`` (a text that is empty after
+normalisation: blank, or only markup such as a lone code fence; ``--text`` and ``tutor play``
+and Discord refuse it with the same words), ``answer_too_long`` (over 4,000 characters). Bytes
 that are not UTF-8 read as U+FFFD. Exit status: 0 when every line was graded, 1 when any
 line gave an error object (or the content is invalid), 2 on bad usage.
 
@@ -35,7 +36,14 @@ from typing import Any, Literal, TextIO
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.cli.content import PATHS_HELP, configured_content, load_bank_or_report
-from bot.grading import AnswerTooLong, Grader, GradingError, UnknownItem, render_feedback
+from bot.grading import (
+    AnswerTooLong,
+    EmptyAnswer,
+    Grader,
+    GradingError,
+    UnknownItem,
+    render_feedback,
+)
 from bot.grading.models import (
     MAX_ANSWER_CHARS,
     GradeResult,
@@ -163,14 +171,13 @@ def grade_line(grader: Grader, number: int, raw: str) -> GradedLine | GradeLineE
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "line"
         return _error(number, item_id, "invalid_request", f"{where}: {first['msg']}")
-    if not request.text.strip():
-        message = "empty answer: an empty text cannot be graded; say why, in a sentence"
-        return _error(number, item_id, "empty_answer", message)
     try:
         response = grader.response(request.item_id[:16], request.verdict, request.text)
         result = grader.grade(response)
     except UnknownItem as exc:
         return _error(number, exc.item_id, "unknown_item", str(exc))
+    except EmptyAnswer as exc:
+        return _error(number, item_id, "empty_answer", str(exc))
     except GradingError as exc:  # pragma: no cover - AnswerTooLong is caught above
         return _error(number, item_id, "answer_too_long", str(exc))
     return GradedLine(**result.model_dump(), line=number)

@@ -4,7 +4,9 @@
 checks from ``database``, ``sandbox`` and ``heartbeat`` (the running bot's heartbeat file,
 see :mod:`bot.health`). With ``TUTOR_SANDBOX_ADDRESS=local`` (the default) the sandbox check
 starts a worker, asks it and stops it (about 10 s: it loads torch), so a bad
-``TUTOR_SANDBOX_*`` value exits 2 first, naming the variable. One line per check
+``TUTOR_SANDBOX_*`` value exits 2 first, naming the variable (or ``--sandbox``, when the
+flag gave the bad address; ``--sandbox off``, which ``tutor play`` accepts, is refused here:
+there is no worker to check, and ``--check database`` leaves the sandbox out). One line per check
 (``ok   sandbox: ...`` / ``FAIL ...``), or the results as JSON with ``--json``.
 """
 
@@ -56,12 +58,21 @@ def cmd_health(args: argparse.Namespace) -> int:
     """Run the checks; 0 when all pass, 1 when one fails, 2 on bad settings."""
     from bot.health import run_checks
 
+    if args.sandbox == "off":
+        print(
+            "tutor health: --sandbox off: health checks a running sandbox worker, and with "
+            "off there is none to check; leave the sandbox check out with --check database "
+            "(and --check heartbeat)",
+            file=sys.stderr,
+        )
+        return 2
     overrides = {"sandbox_address": args.sandbox} if args.sandbox else {}
     try:
         settings = TutorSettings(**overrides)
     except ValidationError as exc:
         for err in exc.errors():
-            name = "TUTOR_" + str(err["loc"][0]).upper() if err["loc"] else "settings"
+            field = str(err["loc"][0]) if err["loc"] else "settings"
+            name = "--sandbox" if field in overrides else "TUTOR_" + field.upper()
             print(f"tutor health: {name}: {err['msg']}", file=sys.stderr)
         return 2
     names = tuple(args.check or ("database", "sandbox"))

@@ -102,7 +102,14 @@ def _settings(args: argparse.Namespace) -> TutorSettings | None:
             field = str(err["loc"][0]) if err["loc"] else "settings"
             flag = {"database_path": "--db", "sandbox_address": "--sandbox"}.get(field)
             name = flag if field in overrides and flag else "TUTOR_" + field.upper()
-            print(f"tutor play: {name}: {err['msg']}", file=sys.stderr)
+            message = err["msg"]
+            if name == "--sandbox":  # the flag also takes off, which the variable does not
+                message = (
+                    "must be local, off (no sandbox: show the recorded outputs), "
+                    "unix:/path/to.sock or http://host:port (several workers separated by "
+                    f"commas), got {args.sandbox!r}"
+                )
+            print(f"tutor play: {name}: {message}", file=sys.stderr)
         return None
 
 
@@ -158,7 +165,10 @@ def cmd_play(args: argparse.Namespace) -> int:
                 return run_interactive(context, session, console)
             return run_script(context, session, sys.stdin, sys.stdout, sys.stderr, json=args.json)
     except ContentErrors as exc:
-        for err in exc.errors:
+        from bot.cli.content import bank_not_found
+
+        missing = bank_not_found(settings.content_dir)
+        for err in [f"tutor play: {missing}"] if missing else exc.errors:
             print(err, file=sys.stderr)
         return 1
     except sqlite3.Error as exc:

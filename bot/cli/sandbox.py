@@ -117,6 +117,9 @@ def run_exit_status(result: Any) -> int:
     return 0
 
 
+OFF_BY_CONFIGURATION = "isolation was turned off by configuration"
+"""The worker's reason for backend ``none`` when it was asked for (``sandbox/zygote.py``)."""
+
 FLAGS = {
     "backend": "--backend",
     "python": "--python",
@@ -271,7 +274,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         result = asyncio.run(main())
     except SandboxRejected as exc:
-        return refuse(ErrorBody(error="refused", message=str(exc)))
+        message = str(exc)
+        if args.backend == "none":  # the worker only knows its settings said so
+            message = message.replace(
+                OFF_BY_CONFIGURATION, "isolation was turned off by --backend none"
+            )
+        return refuse(ErrorBody(error="refused", message=message))
     except SandboxError as exc:
         print(f"sandbox: {exc}", file=sys.stderr)
         return 1

@@ -90,13 +90,20 @@ def render_text(stats: LearnerStats) -> str:
 
 def _concept_descriptions() -> dict[str, str]:
     """The configured bank's concept words; none (so no concept is shown) when it cannot
-    be loaded: ``tutor content check`` is the command that reports a broken bank."""
-    from bot.cli.content import configured_content
+    be loaded, after one line on stderr saying why the "to work on" section is missing
+    (``tutor content check`` lists every problem of a broken bank)."""
+    from bot.cli.content import bank_not_found, configured_content
     from bot.content.loader import ContentErrors, load_bank
 
+    content = configured_content()
     try:
-        return load_bank([configured_content()]).concept_descriptions()
-    except ContentErrors:
+        return load_bank([content]).concept_descriptions()
+    except ContentErrors as exc:
+        why = bank_not_found(content) or (
+            f"the question bank {content} has errors (first: {exc.errors[0]}; "
+            "tutor content check lists them)"
+        )
+        print(f'tutor stats: no "to work on" concepts: {why}', file=sys.stderr)
         return {}
 
 
@@ -105,6 +112,12 @@ async def _read(settings: ProgressSettings, learner_id: int, guild_id: int | Non
     from bot.progress.store import ProgressStore
 
     async with ProgressStore.from_settings(settings, read_only=True) as store:
+        if store.ignored_wal is not None:
+            print(
+                f"tutor stats: warning: {store.ignored_wal} was ignored (its directory cannot "
+                "be written, so the database was read as it is): recent answers may be missing",
+                file=sys.stderr,
+            )
         stats = await store.learner_stats(learner_id, guild_id=guild_id)
     return describe_concepts(stats, _concept_descriptions())
 
@@ -117,6 +130,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.db is not None:
         settings = settings.model_copy(update={"database_path": args.db})
     path = settings.database_path
+    if path.is_dir():
+        print(f"{path} is a directory, not a progress database (pass --db FILE)", file=sys.stderr)
+        return 1
     if not path.is_file():
         print(
             f"no progress database at {path} (pass --db PATH or set TUTOR_DATABASE_PATH)",

@@ -164,7 +164,7 @@ class AnswerModal(TutorModal):
                 "One or two sentences: what happens, and why.", limits.TEXT_INPUT_PLACEHOLDER
             ),
             max_length=MAX_ANSWER_CHARS,
-            required=item.kind is not Kind.TRUE_FALSE,
+            required=True,  # a verdict alone is not an answer: play and tutor grade agree
         )
         self.add_item(self.justification)
 

@@ -17,7 +17,7 @@ import discord
 from discord import app_commands
 
 from bot.discord_app.render import LABEL_TITLE, escape_learner
-from bot.grading import AnswerTooLong
+from bot.grading import AnswerTooLong, EmptyAnswer
 from bot.progress.errors import (
     AlreadyAnswered,
     DropAlreadyExists,
@@ -131,6 +131,9 @@ def _explain_domain(error: BaseException) -> str | None:
         return f"Today's drop in <#{error.channel_id}> already exists (#{error.drop_id})."
     if isinstance(error, AnswerTooLong):
         return f"Your answer has {error.length:,} characters; at most {error.limit:,} fit."
+    if isinstance(error, EmptyAnswer):  # blank or only markup; the grader's words
+        message = str(error)
+        return f"{message[:1].upper()}{message[1:]}. Nothing was recorded."
     if isinstance(error, UnknownTopic):
         return (
             f"There is no topic called “{escape_learner(error.topic, 48)}”. "

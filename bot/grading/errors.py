@@ -35,3 +35,14 @@ class AnswerTooLong(GradingError):
         super().__init__(
             f"the answer is {length:,} characters long; at most {limit:,} are accepted"
         )
+
+
+class EmptyAnswer(GradingError):
+    """The learner's text is empty after normalisation (:func:`bot.grading.normalize.normalize`):
+    blank, only whitespace, or only markup such as a lone code fence (a paste fragment).
+
+    Every front end refuses it with these words before anything is graded or recorded.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("an empty answer cannot be graded: say why, in a sentence")

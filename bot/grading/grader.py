@@ -32,7 +32,7 @@ from bot.grading.discourse import (
     redirected,
     restated,
 )
-from bot.grading.errors import AnswerTooLong, UnknownItem
+from bot.grading.errors import AnswerTooLong, EmptyAnswer, UnknownItem
 from bot.grading.feedback import build_feedback
 from bot.grading.lexicon import known_words
 from bot.grading.matching import FUZZY, CompiledRule, Compiler, Matcher, RuleHits
@@ -427,11 +427,15 @@ class Grader:
         Raises:
             UnknownItem: no such item.
             AnswerTooLong: ``text`` is over 4,000 characters.
+            EmptyAnswer: ``text`` is empty after normalisation (blank, or only markup such
+                as a lone code fence): the one check every front end relies on.
         """
         if item_id not in self._items:
             raise UnknownItem(item_id)
         if len(text) > MAX_ANSWER_CHARS:
             raise AnswerTooLong(len(text))
+        if not normalize(text).strip():
+            raise EmptyAnswer()
         return Response(item_id=item_id, verdict=verdict, text=text)
 
     def grade(self, response: Response) -> GradeResult:

@@ -24,7 +24,7 @@ from rapidfuzz import fuzz, process
 
 from bot import quiz
 from bot.content.models import Item, Kind
-from bot.grading import AnswerTooLong, render_feedback
+from bot.grading import AnswerTooLong, EmptyAnswer, render_feedback
 from bot.grading.models import MAX_ANSWER_CHARS
 from bot.play.protocol import (
     Answer,
@@ -335,12 +335,6 @@ class PlaySession:
             return current
         item = current.item
         text = text.strip()
-        if not text:
-            return _error(
-                "empty_answer",
-                "an empty answer cannot be graded: say why, in a sentence "
-                f"(or {self.words.skip} to drop {item.id})",
-            )
         if len(text) > MAX_ANSWER_CHARS:
             return _error(
                 "answer_too_long",
@@ -363,6 +357,8 @@ class PlaySession:
             )
         except AnswerTooLong:  # the grader's own limit; same words as above
             return _error("answer_too_long", f"at most {MAX_ANSWER_CHARS:,} characters")
+        except EmptyAnswer as exc:  # blank, or only markup: the grader's check, for all
+            return _error("empty_answer", f"{exc} (or {self.words.skip} to drop {item.id})")
         except sqlite3.OperationalError as exc:
             log.warning("recording an answer to %s failed: %s", item.id, exc)
             return _error(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -34,6 +34,7 @@ def open_database(
     *,
     busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
     synchronous: Synchronous = "NORMAL",
+    check: Callable[[Database], None] | None = None,
 ) -> Database:
     """Open (creating if needed) the database with the store's connection settings.
 
@@ -41,13 +42,17 @@ def open_database(
         path: the database file, or ``":memory:"``; missing parent directories are made.
         busy_timeout_s: seconds to wait for another connection's lock (>= 0).
         synchronous: ``NORMAL`` or ``FULL``; see :data:`Synchronous`.
+        check: called with the new connection before anything is written to the file
+            (the switch to WAL is a write); what it raises closes the connection and
+            propagates (the store refuses another application's file this way).
 
     Returns:
         A sqlite-utils ``Database``; only the calling thread may use it.
 
     Raises:
         ValueError: a negative busy timeout or an unknown ``synchronous`` level.
-        sqlite3.Error: the file cannot be opened or is not a database.
+        sqlite3.Error: the file cannot be opened or is not a database, or ``check``
+            refused it.
     """
     if busy_timeout_s < 0:
         raise ValueError(f"busy_timeout_s must be >= 0, got {busy_timeout_s}")
@@ -57,6 +62,12 @@ def open_database(
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(path), timeout=busy_timeout_s)
     db = Database(conn)
+    if check is not None:
+        try:
+            check(db)
+        except BaseException:
+            conn.close()
+            raise
     if str(path) != ":memory:":
         db.enable_wal()
     conn.execute("PRAGMA foreign_keys = ON")
@@ -65,7 +76,21 @@ def open_database(
     return db
 
 
-def open_read_only(path: Path, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> Database:
+class ReadOnlyDatabase(Database):
+    """A database opened by :func:`open_read_only`.
+
+    Attributes:
+        ignored_wal: the non-empty ``-wal`` file next to the database when it was opened
+            ``immutable=1``: the changes in it (recent answers, until a writer checkpoints
+            them into the main file) are not seen. None when nothing was ignored.
+    """
+
+    ignored_wal: Path | None = None
+
+
+def open_read_only(
+    path: Path, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S
+) -> ReadOnlyDatabase:
     """Open an existing database for reading only: nothing is created, migrated or written.
 
     For commands that only read (``tutor stats``) on a file the user may not be able to
@@ -73,7 +98,10 @@ def open_read_only(path: Path, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S
     needs the WAL's shared-memory file; when the file's directory cannot be written that
     file cannot be made, and the database is opened ``immutable=1`` instead, which reads
     the main file as it is (sqlite.org/uri.html: a write by another process while it is
-    open is not seen; nothing can write a file nobody may write).
+    open is not seen, nor is what is still in the ``-wal`` file; see
+    :attr:`ReadOnlyDatabase.ignored_wal`). In a writable directory ``mode=ro`` makes the
+    ``-shm`` (and ``-wal``) files SQLite's WAL readers need, and removes them on close
+    unless another connection holds them.
 
     Args:
         path: the database file; it must exist.
@@ -87,13 +115,20 @@ def open_read_only(path: Path, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S
     """
     from urllib.parse import quote
 
-    location = f"file:{quote(str(Path(path).resolve()))}?mode=ro"
+    resolved = Path(path).resolve()
+    location = f"file:{quote(str(resolved))}?mode=ro"
     try:
-        return Database(_connect_read_only(location, busy_timeout_s))
+        return ReadOnlyDatabase(_connect_read_only(location, busy_timeout_s))
     except sqlite3.OperationalError:
-        if os.access(Path(path).resolve().parent, os.W_OK):
+        if os.access(resolved.parent, os.W_OK):
             raise
-    return Database(_connect_read_only(location + "&immutable=1", busy_timeout_s))
+    db = ReadOnlyDatabase(_connect_read_only(location + "&immutable=1", busy_timeout_s))
+    wal = resolved.with_name(resolved.name + "-wal")
+    try:
+        db.ignored_wal = wal if wal.stat().st_size > 0 else None
+    except OSError:  # no -wal file: nothing is ignored
+        db.ignored_wal = None
+    return db
 
 
 def _connect_read_only(uri: str, busy_timeout_s: float) -> sqlite3.Connection:
@@ -191,6 +226,7 @@ __all__ = [
     "DEFAULT_BUSY_TIMEOUT_S",
     "Database",
     "Migrations",
+    "ReadOnlyDatabase",
     "Synchronous",
     "describe_open_error",
     "dumps",
@@ -198,6 +234,7 @@ __all__ = [
     "from_ts",
     "loads_str_list",
     "open_database",
+    "open_read_only",
     "ts",
     "write_transaction",
 ]

@@ -14,6 +14,9 @@ Add a migration by appending a decorated function; never edit one that has shipp
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
 from bot.progress.db import Database, Migrations
 from bot.progress.rules import LEECH_LAPSES
 
@@ -270,3 +273,99 @@ def _initial(db: Database) -> None:
 def migrate(db: Database) -> None:
     """Apply every pending migration (each in its own transaction)."""
     MIGRATIONS.apply(db)
+
+
+class StoreOutdated(sqlite3.DatabaseError):
+    """A read-only store was opened on a file whose schema needs migrations this code has."""
+
+
+class StoreTooNew(sqlite3.DatabaseError):
+    """The file records migrations of our set that this code does not know: a newer version
+    of autograd-tutor wrote it, and this one could misread or damage it."""
+
+
+class NotTutorDatabase(sqlite3.DatabaseError):
+    """The file is a SQLite database of some other application (or, for a reader, empty)."""
+
+
+def _known_names() -> set[str]:
+    """The names of every migration this code has (all are pending on an empty database)."""
+    empty = Database(memory=True)
+    try:
+        return {m.name for m in MIGRATIONS.pending(empty)}
+    finally:
+        empty.close()
+
+
+def _printable(name: str) -> str:
+    """A table name from someone else's file, safe to print: at most 40 characters, control
+    characters (a terminal escape sequence) shown as ``?``."""
+    return "".join(c if c.isprintable() else "?" for c in name[:40])
+
+
+_SHOWN_TABLES = 5
+"""At most this many table names are listed when a file is refused as another app's."""
+
+
+def check_schema(db: Database, path: Path | str, *, writer: bool) -> None:
+    """Refuse a database this code must not use, before anything is written to it.
+
+    Ours is a file whose ``_sqlite_migrations`` table records migrations of
+    :data:`MIGRATIONS`' set. A file with no table at all (0 bytes, or a crash before the
+    first migration committed, leaving only an empty ``_sqlite_migrations``) is a new
+    database for a writer, which migrates it; a reader has nothing to read there.
+
+    Args:
+        db: the open connection; only read here (``sqlite_master``, ``_sqlite_migrations``).
+        path: the file, for the messages.
+        writer: the caller will migrate and write (the bot, ``tutor play``); False for a
+            read-only store (``tutor stats``).
+
+    Raises:
+        NotTutorDatabase: tables but no record of our migrations, or (reader) no table.
+        StoreTooNew: applied migrations of our set that this code does not have.
+        StoreOutdated: (reader only) migrations of ours are pending.
+        sqlite3.DatabaseError: the file is not a SQLite database at all.
+    """
+    tables = [
+        row[0]
+        for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' "
+            "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
+        ).fetchall()
+    ]
+    try:
+        applied = [m.name for m in MIGRATIONS.applied(db)]
+        recorded = (
+            db.execute(f"SELECT count(*) FROM [{Migrations.migrations_table}]").fetchone()[0]
+            if Migrations.migrations_table in tables
+            else 0
+        )
+    except sqlite3.OperationalError:  # a _sqlite_migrations table of another shape
+        applied, recorded = [], 1
+    if not applied:
+        if writer and recorded == 0 and set(tables) <= {Migrations.migrations_table}:
+            return  # a new database: the writer creates our tables
+        shown = ", ".join(_printable(name) for name in tables[:_SHOWN_TABLES])
+        if len(tables) > _SHOWN_TABLES:
+            shown += f" and {len(tables) - _SHOWN_TABLES} more"
+        has = f"it has tables {shown}" if tables else "it is empty: no tables"
+        raise NotTutorDatabase(
+            f"{path} is not an autograd-tutor database ({has}); nothing was written to it: "
+            "check --db or TUTOR_DATABASE_PATH"
+        )
+    known = _known_names()
+    unknown = [name for name in applied if name not in known]
+    if unknown:
+        raise StoreTooNew(
+            f"{path} was written by a newer version of autograd-tutor (unknown migrations: "
+            f"{', '.join(unknown)}); use that version, or a copy from before it ran: this "
+            "one could misread the file, so nothing was read or written"
+        )
+    pending = [m.name for m in MIGRATIONS.pending(db)]
+    if pending and not writer:
+        raise StoreOutdated(
+            f"{path} was written by an older version (pending migrations: "
+            f"{', '.join(pending)}); open it once with a writer (the bot or tutor play) to "
+            "upgrade it"
+        )

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
@@ -60,7 +59,12 @@ from bot.progress.models import (
 )
 from bot.progress.rules import tutor_scheduler
 from bot.progress.schedule import DEFAULT_GRACE, NONCE_WINDOW
-from bot.progress.schema import MIGRATIONS, migrate
+
+# The refusals of open(), re-exported: callers import them from the store.
+from bot.progress.schema import NotTutorDatabase as NotTutorDatabase
+from bot.progress.schema import StoreOutdated as StoreOutdated
+from bot.progress.schema import StoreTooNew as StoreTooNew
+from bot.progress.schema import check_schema, migrate
 from bot.progress.settings import ProgressSettings
 
 P = ParamSpec("P")
@@ -69,10 +73,6 @@ T = TypeVar("T")
 
 class StoreClosed(RuntimeError):
     """The store was used before ``open()`` or after ``close()``."""
-
-
-class StoreOutdated(sqlite3.DatabaseError):
-    """A read-only store was opened on a file whose schema needs migrations this code has."""
 
 
 class ProgressStore:
@@ -89,6 +89,11 @@ class ProgressStore:
             created, migrated, purged or written, and a write raises
             ``sqlite3.OperationalError``; a file whose schema is behind this code is
             refused (:class:`StoreOutdated`).
+
+    Attributes:
+        ignored_wal: after a read-only :meth:`open` that had to read the file
+            ``immutable=1``, its non-empty ``-wal`` file, whose changes are not seen
+            (:attr:`bot.progress.db.ReadOnlyDatabase.ignored_wal`); else None.
     """
 
     def __init__(
@@ -113,6 +118,7 @@ class ProgressStore:
         self.read_only = read_only
         self._executor: ThreadPoolExecutor | None = None
         self._db: Database | None = None
+        self.ignored_wal: Path | None = None
 
     @classmethod
     def from_settings(
@@ -135,8 +141,13 @@ class ProgressStore:
         answer texts past the retention period (call :meth:`purge_answer_texts` daily too).
 
         Raises:
+            NotTutorDatabase: the file is another application's SQLite database (tables,
+                but no record of our migrations), or empty for a read-only store.
+            StoreTooNew: a newer version of autograd-tutor migrated the file.
+            StoreOutdated: (read-only store) the file needs migrations this code has.
             sqlite3.Error: the file cannot be opened, is not a database, or a migration
-                failed (then nothing of that migration is applied).
+                failed (then nothing of that migration is applied). Whatever is raised,
+                nothing was written to the file.
         """
         if self._executor is not None:
             return
@@ -144,22 +155,19 @@ class ProgressStore:
 
         def connect() -> Database:
             if self.read_only:
-                db = open_read_only(Path(self.path), busy_timeout_s=self._busy_timeout_s)
+                reader = open_read_only(Path(self.path), busy_timeout_s=self._busy_timeout_s)
                 try:
-                    pending = [m.name for m in MIGRATIONS.pending(db)]
+                    check_schema(reader, self.path, writer=False)
                 except BaseException:
-                    db.close()
+                    reader.close()
                     raise
-                if pending:
-                    db.close()
-                    raise StoreOutdated(
-                        f"{self.path} was written by an older version (pending migrations: "
-                        f"{', '.join(pending)}); open it once with a writer (the bot or "
-                        "tutor play) to upgrade it"
-                    )
-                return db
+                self.ignored_wal = reader.ignored_wal
+                return reader
             db = open_database(
-                self.path, busy_timeout_s=self._busy_timeout_s, synchronous=self._synchronous
+                self.path,
+                busy_timeout_s=self._busy_timeout_s,
+                synchronous=self._synchronous,
+                check=functools.partial(check_schema, path=self.path, writer=True),
             )
             try:
                 migrate(db)

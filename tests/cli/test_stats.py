@@ -179,3 +179,111 @@ async def test_a_read_only_store_refuses_writes(db_path: Path) -> None:
         assert (await store.learner_stats(ALICE)).attempts == 2
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
             await store.record_attempt(attempt(guild_id=GUILD, item_id="TF3"))
+
+
+def test_a_directory_given_as_the_database_is_called_a_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["stats", "--learner", str(ALICE), "--db", str(tmp_path)]) == 1
+    assert f"{tmp_path} is a directory" in capsys.readouterr().err
+
+
+def test_another_apps_database_is_not_called_an_older_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    other = tmp_path / "other.db"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE foo (x INTEGER)")
+    conn.close()
+    assert main(["stats", "--learner", str(ALICE), "--db", str(other)]) == 1
+    err = capsys.readouterr().err
+    assert f"{other} is not an autograd-tutor database (it has tables foo)" in err
+    assert "older version" not in err
+
+
+def test_a_database_from_a_newer_version_is_refused(
+    db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(db_path)
+    with conn:
+        conn.execute(
+            "INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
+            "VALUES ('autograd_tutor.progress', '0002_future', '2030-01-01')"
+        )
+    conn.close()
+    assert main(["stats", "--learner", str(ALICE), "--db", str(db_path)]) == 1
+    assert "newer version of autograd-tutor (unknown migrations: 0002_future)" in (
+        capsys.readouterr().err
+    )
+
+
+@pytest.fixture
+def unwritable_directory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a user without write access to the database's directory gets: ``mode=ro``
+    cannot make the ``-shm`` file, so the file is read ``immutable=1`` (root may write any
+    directory, so the test refuses where it is asked)."""
+    import os
+    import sqlite3
+
+    import bot.progress.db as db_module
+
+    real_access, real_connect = os.access, db_module._connect_read_only
+    monkeypatch.setattr(
+        os, "access", lambda p, mode: False if mode == os.W_OK else real_access(p, mode)
+    )
+
+    def connect(uri: str, busy_timeout_s: float) -> sqlite3.Connection:
+        if "immutable=1" not in uri:
+            raise sqlite3.OperationalError("unable to open database file")
+        return real_connect(uri, busy_timeout_s)
+
+    monkeypatch.setattr(db_module, "_connect_read_only", connect)
+
+
+@pytest.mark.usefixtures("unwritable_directory")
+def test_a_wal_file_that_cannot_be_read_is_named_in_a_warning(
+    db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A hot copy of a live database: a third answer is still only in the -wal file."""
+    import sqlite3
+
+    holder = sqlite3.connect(db_path)  # keeps the -wal file from being checkpointed away
+    holder.execute("PRAGMA wal_autocheckpoint = 0")
+    holder.execute("SELECT count(*) FROM attempts").fetchone()
+
+    async def third() -> None:
+        async with ProgressStore(db_path) as store:
+            await store.record_attempt(attempt(guild_id=None, item_id="TF3"))
+
+    asyncio.run(third())
+    try:
+        assert main(["stats", "--learner", str(ALICE), "--db", str(db_path)]) == 0
+    finally:
+        holder.close()
+    err = capsys.readouterr().err
+    assert f"warning: {db_path}-wal was ignored" in err
+    assert "recent answers may be missing" in err
+
+
+@pytest.mark.usefixtures("unwritable_directory")
+def test_no_warning_without_a_wal_file(db_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["stats", "--learner", str(ALICE), "--db", str(db_path)]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_stats_outside_the_checkout_say_why_concepts_are_missing(
+    missed_concepts: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.delenv("TUTOR_CONTENT_DIR")
+    monkeypatch.chdir(tmp_path)
+    assert main(["stats", "--learner", str(ALICE), "--db", str(missed_concepts)]) == 0
+    err = capsys.readouterr().err
+    assert 'no "to work on" concepts: the question bank content' in err
+    assert "TUTOR_CONTENT_DIR" in err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 from bot.content.loader import Bank
 from tests.discord_app.harness import Harness
@@ -45,7 +46,7 @@ async def test_the_first_response_to_an_answer_click_is_the_modal(harness: Harne
                             "style": 2,
                             "label": "Why? Justify your verdict",
                             "custom_id": click.modal["components"][0]["components"][0]["custom_id"],
-                            "required": False,
+                            "required": True,
                             "placeholder": "One or two sentences: what happens, and why.",
                             "max_length": 4000,
                         }
@@ -99,6 +100,18 @@ async def test_the_attempt_is_recorded_with_the_button_verdict(harness: Harness)
     assert attempt.verdict is False
     assert attempt.answer_text == "they add up"
     assert attempt.label == "correct"
+
+
+async def test_an_answer_empty_after_normalisation_is_refused_and_not_recorded(
+    harness: Harness,
+) -> None:
+    question = await _question(harness, "true_false")
+    click = await harness.click(question, "tutor:answer:TF1:f:0")
+    submit = await harness.submit(click.modal, "```python")
+    assert "An empty answer cannot be graded: say why, in a sentence." in json.dumps(
+        submit.followups[0].body
+    )
+    assert await attempts_of(harness, harness.learner.id) == []
 
 
 async def test_learner_text_is_escaped_where_echoed(harness: Harness) -> None:

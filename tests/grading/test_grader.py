@@ -9,6 +9,7 @@ from bot.content.models import Item, Label
 from bot.grading import (
     MAX_ANSWER_CHARS,
     AnswerTooLong,
+    EmptyAnswer,
     Grader,
     Response,
     UnknownItem,
@@ -175,3 +176,9 @@ def test_a_four_word_claim_with_a_verb_is_not_called_a_keyword_list() -> None:
         Response(item_id="TF10", verdict=False, text="eval turns off autograd")
     )
     assert "list of keywords" not in result.feedback.model_dump_json()
+
+
+@pytest.mark.parametrize("text", ["", "   \n", "```python", "```\n```"])
+def test_an_answer_empty_after_normalisation_is_refused(grader: Grader, text: str) -> None:
+    with pytest.raises(EmptyAnswer, match="an empty answer cannot be graded"):
+        grader.response("TF3", False, text)

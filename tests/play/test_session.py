@@ -125,6 +125,18 @@ async def test_an_empty_answer_is_refused_and_the_question_stays_open(
     assert (await services.store.learner_stats(LEARNER)).attempts == 0
 
 
+async def test_a_lone_code_fence_is_refused_as_empty_and_nothing_is_recorded(
+    session: PlaySession, services: Services
+) -> None:
+    """A paste fragment: the first line of a code block, typed alone."""
+    await session.handle(AskItem(item_id="WHY1"))
+    error = _error(await session.handle(Answer(text="```python")))
+    assert error.code == "empty_answer"
+    assert error.message.startswith("an empty answer cannot be graded: say why, in a sentence")
+    assert session.open is not None
+    assert (await services.store.learner_stats(LEARNER)).attempts == 0
+
+
 async def test_an_answer_over_4000_characters_is_refused_and_nothing_is_recorded(
     session: PlaySession, services: Services
 ) -> None:

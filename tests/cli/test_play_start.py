@@ -1,0 +1,53 @@
+"""``tutor play``'s start-up refusals name what is wrong and write nothing."""
+
+from __future__ import annotations
+
+import io
+import logging
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from tests.conftest import CONTENT
+
+
+@pytest.fixture
+def quiet_play(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scripted session that quits at once, without a sandbox or a stray .env."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    monkeypatch.setattr(logging.root, "handlers", [])  # play's basicConfig: not past this test
+    monkeypatch.delenv("TUTOR_DATABASE_PATH", raising=False)
+
+
+@pytest.mark.usefixtures("quiet_play")
+def test_play_outside_the_checkout_names_the_question_bank_and_its_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TUTOR_CONTENT_DIR", raising=False)
+    args = ["play", "--script", "--sandbox", "off", "--db", str(tmp_path / "t.db")]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert f"the question bank content ({tmp_path / 'content'}) does not exist" in err
+    assert "TUTOR_CONTENT_DIR" in err
+
+
+@pytest.mark.usefixtures("quiet_play")
+def test_play_refuses_another_apps_database_and_adds_no_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", str(CONTENT))
+    other = tmp_path / "other.db"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE foo (x INTEGER)")
+    conn.close()
+    assert main(["play", "--script", "--sandbox", "off", "--db", str(other)]) == 1
+    assert f"{other} is not an autograd-tutor database (it has tables foo)" in (
+        capsys.readouterr().err
+    )
+    conn = sqlite3.connect(other)
+    tables = conn.execute("SELECT name FROM sqlite_master").fetchall()
+    conn.close()
+    assert tables == [("foo",)]
