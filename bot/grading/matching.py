@@ -177,7 +177,7 @@ class CompiledRule:
     flips: tuple[bool, ...] = ()
 
 
-@dataclass(slots=True)
+@dataclass(init=False, slots=True)
 class RuleHits:
     """Where a rule matched an answer, split by polarity.
 
@@ -193,9 +193,21 @@ class RuleHits:
         conditional: spans inside a conditional clause ("if you don't zero them").
     """
 
-    affirmed: list[Span] = field(default_factory=list)
-    negated: list[Span] = field(default_factory=list)
-    conditional: list[Span] = field(default_factory=list)
+    affirmed: list[Span]
+    negated: list[Span]
+    conditional: list[Span]
+
+    def __init__(
+        self,
+        affirmed: list[Span] | None = None,
+        negated: list[Span] | None = None,
+        conditional: list[Span] | None = None,
+    ) -> None:
+        # An explicit __init__ so that the compiled grader builds it natively (a
+        # dataclass's generated one is interpreted, even there).
+        self.affirmed = [] if affirmed is None else affirmed
+        self.negated = [] if negated is None else negated
+        self.conditional = [] if conditional is None else conditional
 
     def __bool__(self) -> bool:
         return bool(self.affirmed or self.negated or self.conditional)

@@ -9,7 +9,7 @@ a sentence (a proximity match may cross them) but they end a negation's scope.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import compress, repeat
 from typing import Final
 
@@ -33,7 +33,7 @@ from bot.grading.tokens import (
 )
 
 
-@dataclass(slots=True)
+@dataclass(init=False, slots=True)
 class TokenStream:
     """A normalised answer as parallel lists, one entry per token (word, code, number, op).
 
@@ -55,15 +55,28 @@ class TokenStream:
             (``4 + 4 = 9``).
     """
 
-    surf: list[str] = field(default_factory=list)
-    kind: list[int] = field(default_factory=list)
-    sent: list[int] = field(default_factory=list)
-    brk: list[bool] = field(default_factory=list)
-    values: dict[int, float] = field(default_factory=dict)
-    questions: set[int] = field(default_factory=set)
-    uptalk: set[int] = field(default_factory=set)
-    wrong_arithmetic: bool = False
-    vocab: frozenset[str] = frozenset()
+    surf: list[str]
+    kind: list[int]
+    sent: list[int]
+    brk: list[bool]
+    values: dict[int, float]
+    questions: set[int]
+    uptalk: set[int]
+    wrong_arithmetic: bool
+    vocab: frozenset[str]
+
+    def __init__(self) -> None:
+        # Built empty by segment(); an explicit __init__ so that the compiled grader builds
+        # it natively (a dataclass's generated one is interpreted, even there).
+        self.surf = []
+        self.kind = []
+        self.sent = []
+        self.brk = []
+        self.values = {}
+        self.questions = set()
+        self.uptalk = set()
+        self.wrong_arithmetic = False
+        self.vocab = frozenset()
 
     def __len__(self) -> int:
         return len(self.surf)
