@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import functools
 from bisect import bisect_left, bisect_right
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import compress
@@ -594,23 +593,28 @@ class Matcher:
         self.negation = negation
         surf, kinds = stream.surf, stream.kind
         n = len(surf)
-        # Word tokens are looked up by their text alone (one C-level map over the answer);
-        # the other kinds (WORD is 0, so compress() yields exactly them) by (kind, text),
+        # Word tokens are looked up by their text alone, the other kinds in their own map,
         # because a code token such as backward() has the same text as the word "backward".
-        hits: list[tuple[tuple[int, int], ...] | None] = list(map(compiler.word_cache.get, surf))
-        other = compiler.other_cache.get
-        for i in compress(range(n), kinds):
-            hits[i] = other(surf[i])
-        if None in hits:  # tokens this item has not seen yet
-            lookup = compiler.lookup
-            for i, got in enumerate(hits):
-                if got is None:
-                    hits[i] = lookup(kinds[i], surf[i])
-        positions: defaultdict[int, list[Span]] = defaultdict(list)
+        # One plain loop over typed locals: the compiled grader runs it as native code.
+        word_cache: dict[str, tuple[tuple[int, int], ...]] = compiler.word_cache
+        other_cache: dict[str, tuple[tuple[int, int], ...]] = compiler.other_cache
+        hits: list[tuple[tuple[int, int], ...]] = []
+        positions: dict[int, list[Span]] = {}
         plain = _one_token_spans(n)
-        for i in compress(range(n), hits):
-            for aid, flags in hits[i] or ():
-                positions[aid].append((i, i, flags, (i,)) if flags else plain[i])
+        for i in range(n):
+            text = surf[i]
+            kind = kinds[i]
+            got = word_cache.get(text) if kind == WORD else other_cache.get(text)
+            if got is None:  # a token this item has not seen yet
+                got = compiler.lookup(kind, text)
+            hits.append(got)
+            for aid, flags in got:
+                span = (i, i, flags, (i,)) if flags else plain[i]
+                spans = positions.get(aid)
+                if spans is None:
+                    positions[aid] = [span]
+                else:
+                    spans.append(span)
         self.positions = positions
         """atom id -> the one-token spans where it matched, in text order."""
         self._present = positions.keys()

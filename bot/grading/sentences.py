@@ -10,7 +10,7 @@ a sentence (a proximity match may cross them) but they end a negation's scope.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import compress, repeat
+from itertools import compress
 from typing import Final
 
 from bot.grading.numbers import (
@@ -215,11 +215,15 @@ def segment(text: str) -> TokenStream:
                     if pending_break or lead:
                         breaks.append(len(surf))
                         pending_break = False
-                    if inner:
-                        base = len(surf)
-                        breaks += [base + k for k in inner]
-                    surf += texts
-                    kind += kinds
+                    if len(texts) == 1:  # most chunks: appends are native when compiled
+                        surf.append(texts[0])
+                        kind.append(kinds[0])
+                    else:
+                        if inner:
+                            base = len(surf)
+                            breaks += [base + k for k in inner]
+                        surf += texts
+                        kind += kinds
                 elif lead:
                     pending_break = True
                 if tail:
@@ -267,7 +271,7 @@ def segment(text: str) -> TokenStream:
     sent = stream.sent
     begin = 0
     for number, end in enumerate(ends):
-        sent += repeat(number, end - begin)
+        sent += [number] * (end - begin)
         begin = end
     if breaks:
         brk = [False] * n
