@@ -10,8 +10,7 @@ a sentence (a proximity match may cross them) but they end a negation's scope.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import compress
-from typing import Final
+from typing import Final, TypeVar
 
 from bot.grading.numbers import (
     NUMBER_WORDS,
@@ -98,6 +97,8 @@ _Plan = tuple[tuple[str, ...], tuple[int, ...], bool, int, tuple[int, ...], bool
 A chunk with a sentence end before its last piece, or a keyword value that is not its
 first token, gets :data:`_COMPLEX` and takes the general path."""
 
+_T = TypeVar("_T")
+
 _COMPLEX: _Plan = ((), (), False, -1, (), False)
 """The plan of a chunk that must take the general path (tail -1)."""
 
@@ -182,6 +183,22 @@ def _split_uptalk(stream: TokenStream, ends: list[int], breaks: list[int]) -> No
             continue
         stream.questions.discard(number)
         stream.uptalk.add(number)
+
+
+def indices(items: list[_T], value: _T) -> list[int]:
+    """The indices of ``value`` in ``items``, ascending.
+
+    The list is searched by ``list.count`` and ``list.index``: C-level scans in pure Python
+    and in the compiled build alike (a per-item Python loop or ``compress`` over a
+    ``map`` is slow in one or the other), counted first so that no search ends in a
+    ValueError.
+    """
+    out: list[int] = []
+    at = -1
+    for _ in range(items.count(value)):
+        at = items.index(value, at + 1)
+        out.append(at)
+    return out
 
 
 def segment(text: str) -> TokenStream:
@@ -286,9 +303,11 @@ def segment(text: str) -> TokenStream:
     values = stream.values
     found: list[int] = []
     if NUM in kind:
-        found += compress(range(n), map(NUM.__eq__, kind))
-    if not NUMBER_WORDS.keys().isdisjoint(stream.vocab):
-        found += compress(range(n), map(NUMBER_WORDS.__contains__, surf))
+        found += indices(kind, NUM)
+    words = NUMBER_WORDS.keys() & stream.vocab
+    if words:
+        for word in words:
+            found += indices(surf, word)
         found.sort()
     if found:
         for i in found:
@@ -306,4 +325,4 @@ def segment(text: str) -> TokenStream:
     return stream
 
 
-__all__ = ["CODE", "NUM", "OP", "WORD", "TokenStream", "segment"]
+__all__ = ["CODE", "NUM", "OP", "WORD", "TokenStream", "indices", "segment"]
