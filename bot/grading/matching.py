@@ -165,6 +165,7 @@ class CompiledRule:
         flips: for each pattern, whether its own ``polarity`` is the opposite of the rule's
             (its negated matches then state the rule: "is not recorded" for "stops
             tracking").
+        mixed: some pattern is flipped (computed on creation).
     """
 
     id: str
@@ -174,6 +175,10 @@ class CompiledRule:
     atoms: frozenset[int] = frozenset()
     numbers: bool = False
     flips: tuple[bool, ...] = ()
+    mixed: bool = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mixed", any(self.flips))
 
 
 @dataclass(init=False, slots=True)
@@ -671,13 +676,14 @@ class Matcher:
                 return _NONE
         sent = self.stream.sent
         limit = phrase.gap + 1
-        first = self._term(phrase.terms[0])
+        terms = phrase.terms
+        first = self._term(terms[0])
         current = first
         following: list[Span] = []
-        for term in phrase.terms[1:]:
+        for k in range(1, len(terms)):  # indexed: no slice of the terms per call
             if not current:
                 break
-            following = self._term(term)
+            following = self._term(terms[k])
             current = _join(current, following, limit, sent)
         if phrase.any_order and first:
             current = current + [
@@ -797,17 +803,25 @@ class Matcher:
         conditioned: list[Span] = []
         seen_one: set[int] = set()  # one-token spans, by token
         seen: set[tuple[int, int]] = set()  # longer spans, by (first, last) token
-        flips = rule.flips or (False,) * len(rule.patterns)
-        if any(flips):
-            return self._mixed_rule(rule, flips)
-        for pattern, needs, flip in zip(rule.patterns, rule.gates, flips, strict=True):
+        if rule.mixed:
+            return self._mixed_rule(rule, rule.flips)
+        # No pattern is flipped below. Indexed loops and a plain gate loop (no zip(), no
+        # generator in all()) compile to native code.
+        patterns, gates = rule.patterns, rule.gates
+        for k in range(len(patterns)):
+            pattern = patterns[k]
+            needs = gates[k]
             spans: list[Span] | None
             if needs is None:
                 spans = self.spans(pattern) if values else None
             else:
                 spans = memo.get(id(pattern))
-                if spans is None and all(not present.isdisjoint(atoms) for atoms in needs):
-                    spans = self.spans(pattern)
+                if spans is None:
+                    for atoms in needs:
+                        if present.isdisjoint(atoms):
+                            break
+                    else:
+                        spans = self.spans(pattern)
             if not spans:
                 continue
             for span in spans:
@@ -819,7 +833,7 @@ class Matcher:
                     seen_one.add(start)
                     if token_class == 2:
                         conditioned.append(span)
-                    elif (token_class == 1) != (bool(span[2] & FLIPPED) != flip):
+                    elif (token_class == 1) != bool(span[2] & FLIPPED):
                         negated.append(span)
                     else:
                         affirmed.append(span)
@@ -831,7 +845,7 @@ class Matcher:
                 tokens = span[3]
                 if conditional and not conditional.isdisjoint(tokens):
                     conditioned.append(span)
-                elif negation.negated(tokens) != (bool(span[2] & FLIPPED) != flip):
+                elif negation.negated(tokens) != bool(span[2] & FLIPPED):
                     # a longer span discounts the cues it spells ("no longer a leaf")
                     negated.append(span)
                 else:
