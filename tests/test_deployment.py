@@ -238,10 +238,13 @@ def test_compose_builds_the_dockerfiles_that_exist(compose: dict[str, Any]) -> N
 
 @pytest.mark.parametrize("path", DOCKERFILES)
 def test_the_base_image_is_pinned(path: str) -> None:
-    [base] = [line.split()[1] for line in _dockerfile(path) if line.startswith("FROM ")]
-    image, _, tag = base.partition(":")
-    assert image == "python"
-    assert re.fullmatch(r"3\.11(\.\d+)?-slim-bookworm(@sha256:[0-9a-f]{64})?", tag), base
+    bases = [line.split()[1] for line in _dockerfile(path) if line.startswith("FROM ")]
+    assert bases
+    for base in bases:  # every stage: a build stage's output is tied to its CPython
+        image, _, tag = base.partition(":")
+        assert image == "python"
+        assert re.fullmatch(r"3\.11(\.\d+)?-slim-bookworm(@sha256:[0-9a-f]{64})?", tag), base
+    assert len(set(bases)) == 1, "the stages must share one base image"
 
 
 @pytest.mark.parametrize("path", DOCKERFILES)
@@ -254,7 +257,7 @@ def test_the_image_runs_as_a_non_root_user(path: str) -> None:
 @pytest.mark.parametrize("path", DOCKERFILES)
 def test_every_copied_file_exists(path: str) -> None:
     for line in _dockerfile(path):
-        if line.startswith("COPY "):
+        if line.startswith("COPY ") and not line.startswith("COPY --from="):
             sources = line.split()[1:-1]
             for source in sources:
                 assert (ROOT / source).exists(), f"{path}: COPY {source}"
@@ -277,6 +280,48 @@ def test_the_bot_image_installs_no_torch() -> None:
         assert not re.search(r"pip install[^&]*torch", line), line
     dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     assert not [d for d in dependencies if re.match(r"(torch|numpy)\b", d)]
+
+
+def _stages(path: str) -> list[list[str]]:
+    """The instructions of each build stage of a Dockerfile, in order."""
+    stages: list[list[str]] = []
+    for line in _dockerfile(path):
+        if line.startswith("FROM "):
+            stages.append([])
+        if stages:
+            stages[-1].append(line)
+    return stages
+
+
+def test_the_bot_image_builds_the_compiled_grader_in_a_stage_of_its_own() -> None:
+    [builder, runtime] = _stages("bot/Dockerfile")
+    assert builder[0].split()[2:] == ["AS", "grader-build"]
+    assert any("./scripts/build-compiled-grader" in line for line in builder if line[:4] == "RUN ")
+    # what the build script copies into its tree must be in the stage
+    script = (ROOT / "scripts/build-compiled-grader").read_text()
+    [copy] = [line for line in script.splitlines() if line.strip().startswith("cp -r ")]
+    needed = copy.split()[2:-1]
+    copied = {
+        source for line in builder if line.startswith("COPY ") for source in line.split()[1:-1]
+    }
+    assert set(needed) <= copied, f"the build script copies {needed}"
+    # no compiler in the image that runs: the runtime stage takes only the built modules
+    assert not any("gcc" in line or "mypy" in line for line in runtime)
+
+
+def test_the_bot_image_imports_the_compiled_grader() -> None:
+    [_, runtime] = _stages("bot/Dockerfile")
+    copies = [line.split() for line in runtime if line.startswith("COPY --from=grader-build ")]
+    assert [words[-1] for words in copies] == ["/usr/local/lib/python3.11/site-packages/"]
+    # after pip install has put the sources there, so the extension modules sit next to them
+    install = next(k for k, line in enumerate(runtime) if "pip install ." in line)
+    assert runtime.index(" ".join(copies[0])) > install
+    # and the build checks that the grader imported is the extension module
+    assert any(
+        "import bot.grading.grader" in line and ".so" in line
+        for line in runtime[runtime.index(" ".join(copies[0])) :]
+        if line.startswith("RUN ")
+    )
 
 
 def test_the_build_context_leaves_out_secrets_and_state() -> None:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import functools
 from bisect import bisect_left, bisect_right
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import compress
@@ -166,6 +165,7 @@ class CompiledRule:
         flips: for each pattern, whether its own ``polarity`` is the opposite of the rule's
             (its negated matches then state the rule: "is not recorded" for "stops
             tracking").
+        mixed: some pattern is flipped (computed on creation).
     """
 
     id: str
@@ -175,9 +175,13 @@ class CompiledRule:
     atoms: frozenset[int] = frozenset()
     numbers: bool = False
     flips: tuple[bool, ...] = ()
+    mixed: bool = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mixed", any(self.flips))
 
 
-@dataclass(slots=True)
+@dataclass(init=False, slots=True)
 class RuleHits:
     """Where a rule matched an answer, split by polarity.
 
@@ -193,9 +197,21 @@ class RuleHits:
         conditional: spans inside a conditional clause ("if you don't zero them").
     """
 
-    affirmed: list[Span] = field(default_factory=list)
-    negated: list[Span] = field(default_factory=list)
-    conditional: list[Span] = field(default_factory=list)
+    affirmed: list[Span]
+    negated: list[Span]
+    conditional: list[Span]
+
+    def __init__(
+        self,
+        affirmed: list[Span] | None = None,
+        negated: list[Span] | None = None,
+        conditional: list[Span] | None = None,
+    ) -> None:
+        # An explicit __init__ so that the compiled grader builds it natively (a
+        # dataclass's generated one is interpreted, even there).
+        self.affirmed = [] if affirmed is None else affirmed
+        self.negated = [] if negated is None else negated
+        self.conditional = [] if conditional is None else conditional
 
     def __bool__(self) -> bool:
         return bool(self.affirmed or self.negated or self.conditional)
@@ -582,23 +598,28 @@ class Matcher:
         self.negation = negation
         surf, kinds = stream.surf, stream.kind
         n = len(surf)
-        # Word tokens are looked up by their text alone (one C-level map over the answer);
-        # the other kinds (WORD is 0, so compress() yields exactly them) by (kind, text),
+        # Word tokens are looked up by their text alone, the other kinds in their own map,
         # because a code token such as backward() has the same text as the word "backward".
-        hits: list[tuple[tuple[int, int], ...] | None] = list(map(compiler.word_cache.get, surf))
-        other = compiler.other_cache.get
-        for i in compress(range(n), kinds):
-            hits[i] = other(surf[i])
-        if None in hits:  # tokens this item has not seen yet
-            lookup = compiler.lookup
-            for i, got in enumerate(hits):
-                if got is None:
-                    hits[i] = lookup(kinds[i], surf[i])
-        positions: defaultdict[int, list[Span]] = defaultdict(list)
+        # One plain loop over typed locals: the compiled grader runs it as native code.
+        word_cache: dict[str, tuple[tuple[int, int], ...]] = compiler.word_cache
+        other_cache: dict[str, tuple[tuple[int, int], ...]] = compiler.other_cache
+        hits: list[tuple[tuple[int, int], ...]] = []
+        positions: dict[int, list[Span]] = {}
         plain = _one_token_spans(n)
-        for i in compress(range(n), hits):
-            for aid, flags in hits[i] or ():
-                positions[aid].append((i, i, flags, (i,)) if flags else plain[i])
+        for i in range(n):
+            text = surf[i]
+            kind = kinds[i]
+            got = word_cache.get(text) if kind == WORD else other_cache.get(text)
+            if got is None:  # a token this item has not seen yet
+                got = compiler.lookup(kind, text)
+            hits.append(got)
+            for aid, flags in got:
+                span = (i, i, flags, (i,)) if flags else plain[i]
+                spans = positions.get(aid)
+                if spans is None:
+                    positions[aid] = [span]
+                else:
+                    spans.append(span)
         self.positions = positions
         """atom id -> the one-token spans where it matched, in text order."""
         self._present = positions.keys()
@@ -655,13 +676,14 @@ class Matcher:
                 return _NONE
         sent = self.stream.sent
         limit = phrase.gap + 1
-        first = self._term(phrase.terms[0])
+        terms = phrase.terms
+        first = self._term(terms[0])
         current = first
         following: list[Span] = []
-        for term in phrase.terms[1:]:
+        for k in range(1, len(terms)):  # indexed: no slice of the terms per call
             if not current:
                 break
-            following = self._term(term)
+            following = self._term(terms[k])
             current = _join(current, following, limit, sent)
         if phrase.any_order and first:
             current = current + [
@@ -781,17 +803,25 @@ class Matcher:
         conditioned: list[Span] = []
         seen_one: set[int] = set()  # one-token spans, by token
         seen: set[tuple[int, int]] = set()  # longer spans, by (first, last) token
-        flips = rule.flips or (False,) * len(rule.patterns)
-        if any(flips):
-            return self._mixed_rule(rule, flips)
-        for pattern, needs, flip in zip(rule.patterns, rule.gates, flips, strict=True):
+        if rule.mixed:
+            return self._mixed_rule(rule, rule.flips)
+        # No pattern is flipped below. Indexed loops and a plain gate loop (no zip(), no
+        # generator in all()) compile to native code.
+        patterns, gates = rule.patterns, rule.gates
+        for k in range(len(patterns)):
+            pattern = patterns[k]
+            needs = gates[k]
             spans: list[Span] | None
             if needs is None:
                 spans = self.spans(pattern) if values else None
             else:
                 spans = memo.get(id(pattern))
-                if spans is None and all(not present.isdisjoint(atoms) for atoms in needs):
-                    spans = self.spans(pattern)
+                if spans is None:
+                    for atoms in needs:
+                        if present.isdisjoint(atoms):
+                            break
+                    else:
+                        spans = self.spans(pattern)
             if not spans:
                 continue
             for span in spans:
@@ -803,7 +833,7 @@ class Matcher:
                     seen_one.add(start)
                     if token_class == 2:
                         conditioned.append(span)
-                    elif (token_class == 1) != (bool(span[2] & FLIPPED) != flip):
+                    elif (token_class == 1) != bool(span[2] & FLIPPED):
                         negated.append(span)
                     else:
                         affirmed.append(span)
@@ -815,7 +845,7 @@ class Matcher:
                 tokens = span[3]
                 if conditional and not conditional.isdisjoint(tokens):
                     conditioned.append(span)
-                elif negation.negated(tokens) != (bool(span[2] & FLIPPED) != flip):
+                elif negation.negated(tokens) != bool(span[2] & FLIPPED):
                     # a longer span discounts the cues it spells ("no longer a leaf")
                     negated.append(span)
                 else:

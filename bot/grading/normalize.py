@@ -94,6 +94,22 @@ _ITALIC_STAR = re.compile(r"\*(?=[^\s*])([^*\n]++)(?<=[^\s*])\*(?![\w*])")
 _ITALIC_UNDERSCORE = re.compile(r"_(?=[^\s_])([^_\n]++)(?<=[^\s_])_(?![\w(])")
 _LINE_MARKERS = re.compile(r"(?m)^[ ]*(?:#{1,6}[ ]+|>+[ ]?|[-*+][ ]+)")
 
+# Cheap tests that say when a rule above cannot change the text, so it is skipped. Each
+# starts with a literal, which the regex engine finds by a fast scan; the rules they guard
+# are tried at every character (``^`` in multi-line mode) or scan a run from every marker.
+_LINE_MARKER_HINT = re.compile(r"\n[ ]*[#>*+\-]")
+"""A line after the first that opens (after spaces) with a character every line marker
+starts with; without one (and with no such first line) :data:`_LINE_MARKERS` matches
+nothing."""
+_OPEN_UNDERSCORE = re.compile(r"_(?<![\w.*]_)")
+"""An ``_`` at the start or after a character that is not a word character, ``.`` or
+``*``: :func:`_unemphasise` keeps every other match unchanged, so without one the italic
+rule cannot change the text."""
+_OPEN_STAR = re.compile(r"\*(?<![\w.*]\*)")
+"""The same for ``*``."""
+_LINE_MARKER_STARTS = frozenset("#>*+-")
+"""The characters a line marker starts with (after spaces)."""
+
 _NT_SPECIAL = {"wo": "will", "ca": "can", "sha": "shall", "ai": "is"}
 _NT_BARE = {
     "dont": "do not",
@@ -207,9 +223,13 @@ def normalize(text: str) -> str:
         out = _NON_ASCII_SPECIAL.sub(lambda m: _REPLACEMENTS[m.group()], out)
     if "\r" in out:
         out = out.replace("\r", "\n")
-    if not out.isprintable():
+    # Line ends are the usual non-printable characters; without a tab or another control
+    # character there is nothing to replace.
+    if not out.isprintable() and not ("\n" in out and out.replace("\n", "").isprintable()):
         out = _CONTROL.sub(" ", out.replace("\t", " "))
-    if "<" in out or "@" in out or "http" in out:
+    # Every form _MENTION removes contains one of these ("<@", "<#", "<:", "<a:", "@...",
+    # "http...").
+    if "@" in out or "http" in out or "<#" in out or "<:" in out or "<a:" in out:
         out = _MENTION.sub(" ", out)
     if "`" in out:
         out = _FENCE.sub("\n", out).replace("`", "")
@@ -217,10 +237,12 @@ def normalize(text: str) -> str:
         out = _STRUCK.sub(" ", out)
     if "**" in out or "__" in out or "||" in out:
         out = _BOLD.sub(r"\2", out)
-    if "*" in out:
+    if "*" in out and _OPEN_STAR.search(out):
         out = _ITALIC_STAR.sub(_unemphasise, out)
-    if "_" in out:
+    if "_" in out and _OPEN_UNDERSCORE.search(out):
         out = _ITALIC_UNDERSCORE.sub(_unemphasise, out)
-    if "\n" in out or out[:1] in ("#", ">", "-", "*", "+", " "):
+    if out.lstrip(" ")[:1] in _LINE_MARKER_STARTS or (
+        "\n" in out and _LINE_MARKER_HINT.search(out)
+    ):
         out = _LINE_MARKERS.sub("", out)
     return out.lower()[:MAX_NORMALIZED_CHARS]

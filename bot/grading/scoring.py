@@ -122,12 +122,12 @@ def is_gesture(stream: TokenStream) -> bool:
     """
     surf, sent, questions = stream.surf, stream.sent, stream.questions
     for word in ("somehow", "something"):
+        if word not in stream.vocab:
+            continue
+        # Counted first, so no search ends in a ValueError (a raise is costly compiled).
         start = 0
-        while True:
-            try:
-                i = surf.index(word, start)
-            except ValueError:
-                break
+        for _ in range(surf.count(word)):
+            i = surf.index(word, start)
             start = i + 1
             if questions and sent[i] in questions:
                 continue
@@ -140,7 +140,7 @@ def is_gesture(stream: TokenStream) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, slots=True)
 class ConceptOutcome:
     """How one concept fared in an answer.
 
@@ -161,29 +161,70 @@ class ConceptOutcome:
     weight: float
     key: bool
     status: Status
-    fuzzy_only: bool = False
-    mixed: bool = False
-    required: bool = False
-    group: int | None = None
+    fuzzy_only: bool
+    mixed: bool
+    required: bool
+    group: int | None
+
+    def __init__(
+        self,
+        id: str,
+        weight: float,
+        key: bool,
+        status: Status,
+        fuzzy_only: bool = False,
+        mixed: bool = False,
+        required: bool = False,
+        group: int | None = None,
+    ) -> None:
+        # An explicit __init__ (not the dataclass's) so that the compiled grader builds the
+        # object natively; read-only by convention, as when the class was frozen.
+        self.id = id
+        self.weight = weight
+        self.key = key
+        self.status = status
+        self.fuzzy_only = fuzzy_only
+        self.mixed = mixed
+        self.required = required
+        self.group = group
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, slots=True)
 class MisconceptionOutcome:
     """A misconception found in an answer (penalty and cap as in the rubric)."""
 
     id: str
     penalty: float | None
     cap: float | None
-    fuzzy_only: bool = False
+    fuzzy_only: bool
+
+    def __init__(
+        self,
+        id: str,
+        penalty: float | None,
+        cap: float | None,
+        fuzzy_only: bool = False,
+    ) -> None:
+        # explicit for the compiled build, as ConceptOutcome's
+        self.id = id
+        self.penalty = penalty
+        self.cap = cap
+        self.fuzzy_only = fuzzy_only
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, slots=True)
 class Assessment:
     """Score, label and confidence of one answer."""
 
     score: float
     label: Label
     confidence: float
+
+    def __init__(self, score: float, label: Label, confidence: float) -> None:
+        # explicit for the compiled build, as ConceptOutcome's
+        self.score = score
+        self.label = label
+        self.confidence = confidence
 
 
 def _fuzzy_only(spans: list[Span]) -> bool:

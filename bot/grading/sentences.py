@@ -9,9 +9,8 @@ a sentence (a proximity match may cross them) but they end a negation's scope.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from itertools import compress, repeat
-from typing import Final
+from dataclasses import dataclass
+from typing import Final, TypeVar
 
 from bot.grading.numbers import (
     NUMBER_WORDS,
@@ -33,7 +32,7 @@ from bot.grading.tokens import (
 )
 
 
-@dataclass(slots=True)
+@dataclass(init=False, slots=True)
 class TokenStream:
     """A normalised answer as parallel lists, one entry per token (word, code, number, op).
 
@@ -55,15 +54,28 @@ class TokenStream:
             (``4 + 4 = 9``).
     """
 
-    surf: list[str] = field(default_factory=list)
-    kind: list[int] = field(default_factory=list)
-    sent: list[int] = field(default_factory=list)
-    brk: list[bool] = field(default_factory=list)
-    values: dict[int, float] = field(default_factory=dict)
-    questions: set[int] = field(default_factory=set)
-    uptalk: set[int] = field(default_factory=set)
-    wrong_arithmetic: bool = False
-    vocab: frozenset[str] = frozenset()
+    surf: list[str]
+    kind: list[int]
+    sent: list[int]
+    brk: list[bool]
+    values: dict[int, float]
+    questions: set[int]
+    uptalk: set[int]
+    wrong_arithmetic: bool
+    vocab: frozenset[str]
+
+    def __init__(self) -> None:
+        # Built empty by segment(); an explicit __init__ so that the compiled grader builds
+        # it natively (a dataclass's generated one is interpreted, even there).
+        self.surf = []
+        self.kind = []
+        self.sent = []
+        self.brk = []
+        self.values = {}
+        self.questions = set()
+        self.uptalk = set()
+        self.wrong_arithmetic = False
+        self.vocab = frozenset()
 
     def __len__(self) -> int:
         return len(self.surf)
@@ -84,6 +96,8 @@ _Plan = tuple[tuple[str, ...], tuple[int, ...], bool, int, tuple[int, ...], bool
 
 A chunk with a sentence end before its last piece, or a keyword value that is not its
 first token, gets :data:`_COMPLEX` and takes the general path."""
+
+_T = TypeVar("_T")
 
 _COMPLEX: _Plan = ((), (), False, -1, (), False)
 """The plan of a chunk that must take the general path (tail -1)."""
@@ -171,6 +185,22 @@ def _split_uptalk(stream: TokenStream, ends: list[int], breaks: list[int]) -> No
         stream.uptalk.add(number)
 
 
+def indices(items: list[_T], value: _T) -> list[int]:
+    """The indices of ``value`` in ``items``, ascending.
+
+    The list is searched by ``list.count`` and ``list.index``: C-level scans in pure Python
+    and in the compiled build alike (a per-item Python loop or ``compress`` over a
+    ``map`` is slow in one or the other), counted first so that no search ends in a
+    ValueError.
+    """
+    out: list[int] = []
+    at = -1
+    for _ in range(items.count(value)):
+        at = items.index(value, at + 1)
+        out.append(at)
+    return out
+
+
 def segment(text: str) -> TokenStream:
     """Tokenize normalised text and split it into sentences and clauses.
 
@@ -202,11 +232,15 @@ def segment(text: str) -> TokenStream:
                     if pending_break or lead:
                         breaks.append(len(surf))
                         pending_break = False
-                    if inner:
-                        base = len(surf)
-                        breaks += [base + k for k in inner]
-                    surf += texts
-                    kind += kinds
+                    if len(texts) == 1:  # most chunks: appends are native when compiled
+                        surf.append(texts[0])
+                        kind.append(kinds[0])
+                    else:
+                        if inner:
+                            base = len(surf)
+                            breaks += [base + k for k in inner]
+                        surf += texts
+                        kind += kinds
                 elif lead:
                     pending_break = True
                 if tail:
@@ -254,7 +288,7 @@ def segment(text: str) -> TokenStream:
     sent = stream.sent
     begin = 0
     for number, end in enumerate(ends):
-        sent += repeat(number, end - begin)
+        sent += [number] * (end - begin)
         begin = end
     if breaks:
         brk = [False] * n
@@ -269,9 +303,11 @@ def segment(text: str) -> TokenStream:
     values = stream.values
     found: list[int] = []
     if NUM in kind:
-        found += compress(range(n), map(NUM.__eq__, kind))
-    if not NUMBER_WORDS.keys().isdisjoint(stream.vocab):
-        found += compress(range(n), map(NUMBER_WORDS.__contains__, surf))
+        found += indices(kind, NUM)
+    words = NUMBER_WORDS.keys() & stream.vocab
+    if words:
+        for word in words:
+            found += indices(surf, word)
         found.sort()
     if found:
         for i in found:
@@ -289,4 +325,4 @@ def segment(text: str) -> TokenStream:
     return stream
 
 
-__all__ = ["CODE", "NUM", "OP", "WORD", "TokenStream", "segment"]
+__all__ = ["CODE", "NUM", "OP", "WORD", "TokenStream", "indices", "segment"]

@@ -106,7 +106,7 @@ _PHRASES_BY_FIRST: Final = _by_first_word(
 the phrases it can start."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, slots=True)
 class VerdictReading:
     """The verdict read from an answer's opening.
 
@@ -117,6 +117,12 @@ class VerdictReading:
 
     value: bool | None
     end: int
+
+    def __init__(self, value: bool | None, end: int) -> None:
+        # An explicit __init__ so that the compiled grader builds it natively (a
+        # dataclass's generated one is interpreted); read-only by convention.
+        self.value = value
+        self.end = end
 
 
 NO_VERDICT: Final = VerdictReading(None, 0)
