@@ -81,6 +81,7 @@ MARKED_SETS: Final = (
     MarkedSet("eval-adv/dev.jsonl", "advanced", 337, held_out=False, min_opposite=2),
     MarkedSet("advanced_eval/answers.jsonl", "advanced", 407, held_out=False, min_opposite=1),
     MarkedSet("advanced_eval/round2.jsonl", "advanced", 168, held_out=False, min_opposite=1),
+    MarkedSet("eval6/dev4.jsonl", "all", 400, held_out=False, min_opposite=1),
 )
 """Every marked set, tuning and held-out."""
 
