@@ -644,12 +644,38 @@ def scope(stream: TokenStream) -> Negation:
             phrase_only = cue is None and (word == "without" or with_no)
             for t in _forward(stream, after, WINDOW, False, True, phrase_only):
                 cover.setdefault(t, []).append(i)
+            if (
+                cue is None
+                and word == "no"
+                and i
+                and surf[i - 1] in _VERBS_BEFORE_NO
+                and sent[i - 1] == sent[i]
+                and not stream.brk[i]
+            ):
+                # "detach shares no storage" = "does not share storage": the verb is denied
+                # too (a tester was praised "detach() shares w's storage" for it)
+                cover.setdefault(i - 1, []).append(i)
             i = after
             continue
         i += 1
     if cover:
         result.odd = {t for t, cues in cover.items() if len(cues) % 2}
     return result
+
+
+_VERBS_BEFORE_NO: Final = frozenset(
+    {"share", "shares", "shared", "need", "needs", "needed", "keep", "keeps", "kept", "hold",
+     "holds", "held", "store", "stores", "stored", "save", "saves", "saved", "record",
+     "records", "recorded", "track", "tracks", "tracked", "get", "gets", "got", "give",
+     "gives", "gave", "require", "requires", "required", "build", "builds", "built",
+     "create", "creates", "created", "carry", "carries", "carried", "make", "makes", "made",
+     "accumulate", "accumulates", "accumulated", "receive", "receives", "received",
+     "compute", "computes", "computed", "return", "returns", "returned", "raise", "raises",
+     "raised", "throw", "throws", "threw", "change", "changes", "changed", "allocate",
+     "allocates", "allocated", "copy", "copies", "copied", "use", "uses", "used"}
+)  # fmt: skip
+"""Verbs that a following "no" denies with its object ("shares no storage", "raises no
+error", "gets no gradient"), so a pattern that spells only the verb is not credited."""
 
 
 _RETRACTED_ANCHORS: Final = {

@@ -248,3 +248,26 @@ def test_no_before_a_code_name_inside_an_answer_is_a_determiner() -> None:
 
 def test_no_opening_an_answer_before_code_is_an_interjection() -> None:
     assert "x.grad" not in negated_words("No x.grad accumulates")
+
+
+@pytest.mark.parametrize(
+    ("text", "verb"),
+    [
+        ("detach shares no storage with w", "shares"),
+        ("backward raises no error here", "raises"),
+        ("y gets no gradient", "gets"),
+        ("the op records no graph", "records"),
+    ],
+)
+def test_a_no_after_a_verb_denies_the_verb_too(text: str, verb: str) -> None:
+    """ "shares no storage" = "does not share storage": a pattern spelling only the verb
+    must not credit it (a tester saw "✓ detach() shares w's storage" for it)."""
+    assert verb in negated_words(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["no, detach shares storage", "it shares, no copy is made", "grads, no doubt, accumulate"],
+)
+def test_a_no_that_is_not_the_verbs_object_leaves_the_verb_alone(text: str) -> None:
+    assert not {"shares", "accumulate"} & negated_words(text)
