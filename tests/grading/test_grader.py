@@ -162,3 +162,16 @@ def test_empty_text_with_the_right_button_is_partial(grader: Grader) -> None:
 
 def test_empty_text_on_other_kinds_is_incorrect(grader: Grader) -> None:
     assert grade_text(grader, "SE2", "").label is Label.INCORRECT
+
+
+def test_a_four_word_claim_with_a_verb_is_not_called_a_keyword_list() -> None:
+    """A tester's "eval turns off autograd" (a wrong claim) was told "A list of keywords is
+    not an explanation"; the feedback must answer the claim it makes."""
+    from bot.content.loader import load_bank
+    from tests.conftest import CONTENT
+
+    bank_grader = Grader(load_bank([CONTENT]))
+    result = bank_grader.grade(
+        Response(item_id="TF10", verdict=False, text="eval turns off autograd")
+    )
+    assert "list of keywords" not in result.feedback.model_dump_json()

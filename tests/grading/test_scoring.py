@@ -218,7 +218,11 @@ def test_a_printed_tensor_is_a_value_not_a_keyword_list(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["returns 27; x.grad None", "integer dtype; requires_grad needs float"]
+    "text",
+    [
+        "returns 27; x.grad None",
+        "integer dtype; requires_grad needs float",
+    ],
 )
 def test_a_terse_statement_with_a_verb_is_not_a_keyword_list(text: str) -> None:
     stream = segment(normalize(text))
