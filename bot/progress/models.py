@@ -316,7 +316,8 @@ class AttemptIn(Frozen):
         score: the grade's score, 0.0-1.0.
         label: correct / partial / incorrect.
         concepts_hit: rubric concept ids credited.
-        concepts_missing: rubric concept ids not credited.
+        concepts_missing: the item's key concept ids the answer lacked (see
+            :func:`concepts_to_learn`): what per-concept mastery counts as a miss.
         misconceptions: misconception ids found.
         duration_ms: milliseconds from showing the item to the submit, if known.
         hint_used: whether the learner opened the hint first.
@@ -384,11 +385,36 @@ class AttemptIn(Frozen):
             score=grade.score,
             label=grade.label,
             concepts_hit=list(grade.concepts_hit),
-            concepts_missing=list(grade.concepts_missing),
+            concepts_missing=concepts_to_learn(item, grade),
             misconceptions=list(grade.misconceptions),
             duration_ms=duration_ms,
             hint_used=hint_used,
         )
+
+
+def concepts_to_learn(item: Item, grade: GradeResult) -> list[str]:
+    """The concepts an answer counts as missed for mastery: none when it was graded correct,
+    else the item's key concepts it lacked (the rubric's ``required`` ones and its
+    ``required_any`` groups with no member credited; without either, the concepts of the
+    highest weight), in rubric order.
+
+    A side remark the rubric also rewards ("it is about efficiency") is not a weakness of a
+    learner who left it out, and a correct answer has nothing to work on: a tester whose
+    answer was graded correct saw its optional concept under "to work on" in ``tutor stats``.
+    """
+    if grade.label is Label.CORRECT:
+        return []
+    rubric = item.rubric
+    hit = set(grade.concepts_hit)
+    key = set(rubric.required)
+    for group in rubric.required_any:
+        if hit.isdisjoint(group):
+            key.update(group)
+    if not rubric.required and not rubric.required_any:
+        top = max(c.weight for c in rubric.concepts)
+        key = {c.id for c in rubric.concepts if c.weight == top}
+    missing = set(grade.concepts_missing)
+    return [c.id for c in rubric.concepts if c.id in key and c.id in missing]
 
 
 class AttemptRecorded(Frozen):

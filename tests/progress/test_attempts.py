@@ -21,7 +21,7 @@ from bot.progress.errors import (
     IdempotencyConflict,
     UnknownDrop,
 )
-from bot.progress.models import AttemptIn, AttemptRecorded, ReviewRating
+from bot.progress.models import AttemptIn, AttemptRecorded, ReviewRating, concepts_to_learn
 from bot.progress.store import ProgressStore
 from tests.progress.conftest import (
     ALICE,
@@ -215,21 +215,41 @@ async def test_retention_of_zero_days_never_stores_answer_text(
     assert [a.answer_text for a in export.attempts] == [None]
 
 
-def test_attempt_from_grade_takes_kind_tags_and_difficulty_from_the_item(bank: Bank) -> None:
-    item = next(iter(bank))
-    grade = GradeResult(
-        item_id=item.id,
-        score=0.5,
-        label=Label.PARTIAL,
+def _grade(item_id: str, label: Label, hit: list[str], missing: list[str]) -> GradeResult:
+    return GradeResult(
+        item_id=item_id,
+        score={Label.CORRECT: 0.9, Label.PARTIAL: 0.5, Label.INCORRECT: 0.1}[label],
+        label=label,
         verdict=False,
         verdict_source="button",
         verdict_correct=True,
-        concepts_hit=[],
-        concepts_missing=["accumulates"],
+        concepts_hit=hit,
+        concepts_missing=missing,
         misconceptions=[],
         confidence=0.9,
         feedback=Feedback(),
     )
+
+
+def _item_with_required_and_optional(bank: Bank) -> tuple[str, str, str]:
+    """(item id, a required concept id, a concept that is neither required nor grouped)."""
+    for item in bank:
+        grouped = {c for group in item.rubric.required_any for c in group}
+        optional = [
+            c.id
+            for c in item.rubric.concepts
+            if c.id not in item.rubric.required and c.id not in grouped
+        ]
+        if item.rubric.required and optional:
+            return item.id, item.rubric.required[0], optional[0]
+    raise AssertionError("no item with a required and an optional concept")
+
+
+def test_attempt_from_grade_takes_kind_tags_and_difficulty_from_the_item(bank: Bank) -> None:
+    item_id, required, optional = _item_with_required_and_optional(bank)
+    item = bank.get(item_id)
+    assert item is not None
+    grade = _grade(item_id, Label.PARTIAL, [], [required, optional])
     built = AttemptIn.from_grade(
         item=item, grade=grade, answer_text="False.", learner_id=ALICE, idempotency_key="k"
     )
@@ -237,8 +257,25 @@ def test_attempt_from_grade_takes_kind_tags_and_difficulty_from_the_item(bank: B
         item.kind,
         item.tags,
         item.difficulty,
-        ["accumulates"],
+        [required],
     )
+
+
+def test_a_correct_answer_counts_no_concept_as_missed(bank: Bank) -> None:
+    """A tester graded correct saw the item's optional concept under "to work on"."""
+    item_id, required, optional = _item_with_required_and_optional(bank)
+    item = bank.get(item_id)
+    assert item is not None
+    grade = _grade(item_id, Label.CORRECT, [required], [optional])
+    assert concepts_to_learn(item, grade) == []
+
+
+def test_a_required_any_group_with_one_member_credited_is_not_missed(bank: Bank) -> None:
+    item = next(i for i in bank if any(len(g) >= 2 for g in i.rubric.required_any))
+    group = next(g for g in item.rubric.required_any if len(g) >= 2)
+    others = [c.id for c in item.rubric.concepts if c.id not in group[:1]]
+    grade = _grade(item.id, Label.PARTIAL, [group[0]], others)
+    assert not set(group) & set(concepts_to_learn(item, grade))
 
 
 def test_attempt_from_grade_refuses_a_grade_of_another_item(bank: Bank) -> None:
