@@ -35,3 +35,26 @@ def test_series_have_no_holes(bank: Bank) -> None:
         by_kind.setdefault(item.kind, []).append(item.number)
     for kind, numbers in by_kind.items():
         assert sorted(numbers) == list(range(1, max(numbers) + 1)), kind
+
+
+SHARED_CONCEPTS = {
+    "accumulates": {"TF3", "EC6"},
+    "rebuilt-each-pass": {"TF6", "WHY3"},
+    "control-flow": {"TF6", "WHY3"},
+    "retain-graph": {"SE2", "WHY4"},
+    "linearity": {"WHY1", "WHY5"},
+}
+"""Concept ids several items use for one and the same fact (per-concept mastery adds them
+up, and /stats names them in the first item's words)."""
+
+
+def test_a_concept_id_shared_by_items_names_one_fact(bank: Bank) -> None:
+    """Mastery is kept per concept id: an id two items use for different facts mixes them,
+    and a learner saw SE8's "sigmoid saves its output y" under "to work on" after missing
+    TF1. A new shared id must be the same fact and be listed here."""
+    users: dict[str, set[str]] = {}
+    for item in bank:
+        for concept in item.rubric.concepts:
+            users.setdefault(concept.id, set()).add(item.id)
+    shared = {cid: items for cid, items in users.items() if len(items) > 1}
+    assert shared == SHARED_CONCEPTS
