@@ -114,6 +114,17 @@ def ended_text(event: Ended) -> str:
     return "\n".join(lines)
 
 
+def nothing_to_review_text(event: NothingToReview) -> str:
+    """Why nothing is left to review, naming the questions skipped in this session."""
+    if not event.skipped:
+        return "Nothing to review: no card is due and no recent answer was missed."
+    skipped = ", ".join(event.skipped)
+    return (
+        f"Nothing more to review in this session; skipped: {skipped} "
+        "(queued again in your next session)."
+    )
+
+
 def render_plain(event: Event) -> str:
     """One event as plain text (the line protocol without ``--json``)."""
     match event:
@@ -137,7 +148,7 @@ def render_plain(event: Event) -> str:
         case Skipped():
             return f"Skipped {event.item_id}; nothing recorded."
         case NothingToReview():
-            return "Nothing to review: no card is due and no recent answer was missed."
+            return nothing_to_review_text(event)
         case StatsShown():
             return stats_text(event.stats)
         case TopicsShown():
@@ -232,6 +243,7 @@ __all__ = [
     "KIND_NAMES",
     "clean",
     "ended_text",
+    "nothing_to_review_text",
     "output_caption",
     "question_heading",
     "render_plain",

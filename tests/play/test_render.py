@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from bot.content.models import Kind
-from bot.play.protocol import Question, Revealed
+from bot.play.protocol import NothingToReview, Question, Revealed
 from bot.play.render import clean, render_plain, render_rich
 
 
@@ -56,3 +56,8 @@ def test_brackets_in_a_prompt_are_shown_not_read_as_markup() -> None:
     console = Console(width=100, record=True, color_system=None)
     console.print(render_rich(question))
     assert "x[0] = 1 do to [bold]the graph[/bold]?" in console.export_text()
+
+
+def test_nothing_left_to_review_names_what_was_skipped() -> None:
+    shown = render_plain(NothingToReview(skipped=["WHY4"]))
+    assert "skipped: WHY4" in shown
