@@ -166,7 +166,9 @@ def render_graph_png(graph: AutogradGraph, *, title: str | None = None) -> bytes
 
 
 def save_graph_png(graph: AutogradGraph, path: Path, *, title: str | None = None) -> Path:
-    """Draw ``graph`` into the PNG file ``path`` (parent directories are created).
+    """Draw ``graph`` into the PNG file ``path``, whose directory must exist.
+
+    No directory is created, so a mistyped path fails instead of making one.
 
     Args:
         graph: the graph to draw.
@@ -178,10 +180,10 @@ def save_graph_png(graph: AutogradGraph, path: Path, *, title: str | None = None
 
     Raises:
         RendererUnavailable: matplotlib or networkx is missing.
-        OSError: the file cannot be written.
+        OSError: the file cannot be written (``FileNotFoundError`` when its directory is
+            missing).
     """
     data = render_graph_png(graph, title=title)
-    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return path
 

@@ -45,7 +45,7 @@ from __future__ import annotations
 import hashlib
 import signal as _signal
 import unicodedata
-from typing import Annotated, Literal, Self
+from typing import Annotated, Final, Literal, Self
 
 from pydantic import (
     AfterValidator,
@@ -598,10 +598,24 @@ def describe_outcome(outcome: JobOutcome, limits: Limits) -> str:
 
     Returns:
         e.g. ``"timed out after 5 s"``, ``"ran out of memory (limit 512 MiB)"``,
-        ``"killed by SIGSEGV"``, ``"exit 1"``, ``"exit 0 (hit the limit of 32 processes)"``.
+        ``"killed by SIGSEGV"``, ``"exit 1"``, ``"stopped: hit the limit of 32 processes
+        (the snippet's own exit status was 0)"``. A process limit that was hit never reads
+        as ``exit 0``: the run did not end as the snippet meant (``tutor sandbox run``
+        exits 9), whatever status its main process returned.
     """
     if outcome.error:
         return f"could not run: {outcome.error}"
+    if outcome.pids_exceeded and not (
+        outcome.timed_out
+        or outcome.memory_exceeded
+        or outcome.cpu_exceeded
+        or outcome.output_truncated
+        or outcome.signal is not None
+    ):
+        return (
+            f"stopped: hit the limit of {limits.pids} processes "
+            f"(the snippet's own exit status was {outcome.exit_code})"
+        )
     if outcome.timed_out:
         words = f"timed out after {_seconds(limits.wall_s)}"
     elif outcome.memory_exceeded:
@@ -615,8 +629,35 @@ def describe_outcome(outcome: JobOutcome, limits: Limits) -> str:
     else:
         words = f"exit {outcome.exit_code}"
     if outcome.pids_exceeded:
-        words += f" (hit the limit of {limits.pids} processes)"
+        words += f" (it also hit the limit of {limits.pids} processes)"
     return words
+
+
+_CONTROL_PICTURES: Final = {
+    **{code: chr(0x2400 + code) for code in range(0x20) if chr(code) not in "\t\n"},
+    0x7F: "\u2421",
+    **{code: f"\\x{code:02x}" for code in range(0x80, 0xA0)},
+}
+"""Each control character but tab and newline, by code point, and what shows it: C0 and
+DEL as their Unicode Control Pictures (U+2400 block: ESC is ``␛``, CR ``␍``), C1 as a
+``\\x9b``-style escape (no picture exists)."""
+
+
+def visible_controls(text: str) -> str:
+    """``text`` with every control character but newline and tab made visible and inert.
+
+    A snippet's output is untrusted: a raw ``\\x1b[2J`` would clear the learner's terminal
+    and ``\\r`` would overwrite a line. Human renderers (``tutor sandbox run``, ``tutor
+    play``, Discord code blocks) show output through this; JSON keeps it raw (it is data).
+
+    Args:
+        text: any text, e.g. :attr:`RunResult.stdout`.
+
+    Returns:
+        The same text, one visible character (or ``\\xNN``) per control character:
+        ``"\\x1b[31mred"`` becomes ``"␛[31mred"``.
+    """
+    return text.translate(_CONTROL_PICTURES)
 
 
 class ErrorBody(BaseModel):

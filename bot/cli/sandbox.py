@@ -10,7 +10,7 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from pydantic import ValidationError
 
@@ -233,7 +233,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     up its CPU time, 7 printed more than the output cap, 8 killed by a signal, 9 hit the
     process limit); 2 when the snippet was refused (too large, not valid UTF-8, no
     isolation) or a ``TUTOR_SANDBOX_*`` value or flag is bad (one line each, naming it); 1
-    when the sandbox failed or a graph asked for with ``--graph-png`` could not be drawn.
+    when the sandbox failed or a graph asked for with ``--graph-png`` could not be drawn
+    (a ``--graph-png`` whose directory is missing is refused at once, before the snippet
+    runs: no directory is ever created, as in ``tutor play``'s ``graph DIR``).
     """
     from sandbox.errors import SandboxError, SandboxRejected
     from sandbox.protocol import ErrorBody, RunRequest, RunResult, first_error
@@ -253,6 +255,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"{args.file}: {body.message}", file=sys.stderr)
         return 2
 
+    if args.graph_png is not None and (problem := graph_png_problem(args.graph_png)):
+        print(f"tutor sandbox run: {problem}", file=sys.stderr)
+        return 1
     try:
         code = args.file.read_bytes().decode("utf-8")
     except OSError as exc:
@@ -286,12 +291,64 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         print(result.model_dump_json())
     else:
-        sys.stdout.write(result.stdout)
-        sys.stderr.write(result.stderr)
-        print(f"[{result.status}, {result.duration_ms:.0f} ms, {result.backend}]", file=sys.stderr)
+        show_run(result, sys.stdout, sys.stderr)
     if args.graph_png is not None and _save_graph(result, args.graph_png, args.file.name):
         return 1
     return run_exit_status(result)
+
+
+def graph_png_problem(path: Path) -> str | None:
+    """Why ``--graph-png path`` cannot be written, or None when its directory exists.
+
+    A missing directory is refused rather than created, so a mistyped path never scatters
+    files (or directories such as ``/nonexistent/``) elsewhere.
+
+    Args:
+        path: the PNG file asked for.
+
+    Returns:
+        One sentence naming the path and what is wrong, or None.
+    """
+    parent = path.parent
+    if path.is_dir():
+        return f"--graph-png {path}: is a directory; name the PNG file to write"
+    if not parent.is_dir():
+        return (
+            f"--graph-png {path}: the directory {str(parent)!r} does not exist: create it "
+            "or fix the path (no directory is created)"
+        )
+    return None
+
+
+def show_run(result: Any, out: TextIO, err: TextIO) -> None:
+    """Print a run for a person: its stdout on ``out``, its stderr and a status line on ``err``.
+
+    Control characters other than newline and tab are made visible
+    (:func:`sandbox.protocol.visible_controls`: ``\\x1b`` shows as ``␛``), so a snippet cannot
+    drive the terminal. Each stream is started on a fresh line when the text before it ended
+    mid-line (output cut at the cap rarely ends in a newline), so the status line
+    ``[stopped: printed more than 64 KiB, 39 ms, namespaces]`` is always a line of its own.
+
+    Args:
+        result: the :class:`~sandbox.protocol.RunResult`.
+        out: where the snippet's stdout goes (``sys.stdout``).
+        err: where its stderr and the status line go (``sys.stderr``).
+    """
+    from sandbox.protocol import visible_controls
+
+    mid_line = False
+    for text, stream in ((result.stdout, out), (result.stderr, err)):
+        if not text:
+            continue
+        if mid_line:
+            err.write("\n")
+        stream.write(visible_controls(text))
+        stream.flush()
+        mid_line = not text.endswith("\n")
+    if mid_line:
+        err.write("\n")
+    err.write(f"[{result.status}, {result.duration_ms:.0f} ms, {result.backend}]\n")
+    err.flush()
 
 
 def _save_graph(result: Any, path: Path, title: str) -> int:

@@ -26,7 +26,7 @@ from bot.progress.models import (
 )
 from bot.progress.stats import concepts_to_work_on
 from bot.quiz import Reveal, ReviewPlan
-from sandbox.protocol import AutogradGraph, RunResult
+from sandbox.protocol import AutogradGraph, RunResult, visible_controls
 
 ELLIPSIS = "…"
 
@@ -88,9 +88,12 @@ def escape_learner(text: str, limit: int) -> str:
 def fence(code: str, limit: int, lang: str = "") -> str:
     """``code`` in a fenced block of at most ``limit`` characters that cannot be broken out of.
 
-    Backtick runs inside the code get a zero-width space so no fence closes early.
+    Backtick runs inside the code get a zero-width space so no fence closes early, and
+    control characters other than newline and tab are made visible (a snippet's
+    ``\\x1b[31m`` shows as ``␛[31m``: :func:`sandbox.protocol.visible_controls`) instead of
+    reaching the message raw.
     """
-    body = code.replace("```", "`\u200b`\u200b`").rstrip("\n") or " "
+    body = visible_controls(code).replace("```", "`\u200b`\u200b`").rstrip("\n") or " "
     overhead = len(f"```{lang}\n\n```")
     return f"```{lang}\n{clip(body, limit - overhead)}\n```"
 

@@ -343,7 +343,9 @@ class Question(_Event):
     Attributes:
         source: how it was chosen (``quiz``, ``item`` or ``review``).
         needs_verdict: true/false items take a verdict (``verdict true|false``).
-        review_left: for review questions, how many more are queued after this one.
+        review_left: for review questions, how many more are queued after this one
+            (questions answered or skipped in this session's review are not counted: they
+            are not served again until the next session).
     """
 
     event: Literal["question"] = "question"
@@ -430,9 +432,18 @@ class Skipped(_Event):
 
 
 class NothingToReview(_Event):
-    """No card is due and no recent answer was missed."""
+    """Nothing (more) to review in this session.
+
+    No card is due and no recent answer was missed, or every queued one was answered or
+    skipped in this session already (``review`` serves each at most once per session).
+
+    Attributes:
+        skipped: review questions skipped in this session, in the order skipped; they
+            are queued again in the next session (``item ID`` asks one now).
+    """
 
     event: Literal["nothing_to_review"] = "nothing_to_review"
+    skipped: list[str] = Field(default_factory=list)
 
 
 class StatsShown(_Event):

@@ -3,13 +3,14 @@
 Feedback is always :func:`bot.grading.render_feedback`'s plain flavour, the words the
 Discord bot shows too without its markdown; a panel only makes its first line (the label)
 bold. Stats are :func:`bot.cli.stats.render_text`'s summary.
-Everything shown is cleaned of control characters (an output could carry terminal escape
-sequences) and, for rich, escaped so a ``[`` in a prompt is never read as markup.
+Everything shown has its control characters made visible (an output could carry terminal
+escape sequences: ``\\x1b[31m`` shows as ``␛[31m``, see
+:func:`sandbox.protocol.visible_controls`) and, for rich, is escaped so a ``[`` in a prompt
+is never read as markup. ``--json`` events keep the text raw: they are data.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
 from rich.columns import Columns
@@ -41,8 +42,7 @@ from bot.play.protocol import (
 )
 from bot.progress.models import LearnerStats
 from bot.progress.stats import concepts_to_work_on
-
-_CONTROL: Final = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from sandbox.protocol import visible_controls
 
 KIND_NAMES: Final = {
     Kind.TRUE_FALSE: "true/false",
@@ -54,8 +54,12 @@ LABEL_STYLES: Final = {Label.CORRECT: "green", Label.PARTIAL: "yellow", Label.IN
 
 
 def clean(text: str) -> str:
-    """``text`` without ANSI escape sequences and control characters (newline and tab stay)."""
-    return _CONTROL.sub("", text)
+    """``text`` with control characters other than newline and tab made visible and inert.
+
+    The learner sees what the snippet printed (``␛[31m``, ``␍``) without it driving the
+    terminal; see :func:`sandbox.protocol.visible_controls`.
+    """
+    return visible_controls(text)
 
 
 def _indent(text: str) -> str:
@@ -110,6 +114,17 @@ def ended_text(event: Ended) -> str:
     return "\n".join(lines)
 
 
+def nothing_to_review_text(event: NothingToReview) -> str:
+    """Why nothing is left to review, naming the questions skipped in this session."""
+    if not event.skipped:
+        return "Nothing to review: no card is due and no recent answer was missed."
+    skipped = ", ".join(event.skipped)
+    return (
+        f"Nothing more to review in this session; skipped: {skipped} "
+        "(queued again in your next session)."
+    )
+
+
 def render_plain(event: Event) -> str:
     """One event as plain text (the line protocol without ``--json``)."""
     match event:
@@ -133,7 +148,7 @@ def render_plain(event: Event) -> str:
         case Skipped():
             return f"Skipped {event.item_id}; nothing recorded."
         case NothingToReview():
-            return "Nothing to review: no card is due and no recent answer was missed."
+            return nothing_to_review_text(event)
         case StatsShown():
             return stats_text(event.stats)
         case TopicsShown():
@@ -228,6 +243,7 @@ __all__ = [
     "KIND_NAMES",
     "clean",
     "ended_text",
+    "nothing_to_review_text",
     "output_caption",
     "question_heading",
     "render_plain",

@@ -104,6 +104,7 @@ class OpenQuestion:
         asked_at: ``time.monotonic()`` when it was shown, in seconds.
         verdict: the verdict given so far (true/false items), or None.
         hint_used: the hint was shown.
+        review: it was served from the review queue (``review``).
     """
 
     item: Item
@@ -111,6 +112,7 @@ class OpenQuestion:
     asked_at: float
     verdict: bool | None = None
     hint_used: bool = False
+    review: bool = False
 
 
 MIN_SUGGEST_CHARS = 3
@@ -169,6 +171,11 @@ class PlaySession:
         self.words = words
         self.open: OpenQuestion | None = None
         self.last_revealed: Item | None = None
+        self.reviewed: set[str] = set()
+        """Review questions answered in this session: not served again by ``review``."""
+        self.review_skipped: list[str] = []
+        """Review questions skipped in this session, in order: not served again by
+        ``review`` until the next session (``item ID`` still asks one)."""
 
     async def handle(self, command: Command) -> list[Event]:
         """Run one command.
@@ -241,7 +248,9 @@ class PlaySession:
         )
 
     def _ask(self, item: Item, source: str, review_left: int | None = None) -> list[Event]:
-        self.open = OpenQuestion(item=item, key=str(uuid.uuid4()), asked_at=time.monotonic())
+        self.open = OpenQuestion(
+            item=item, key=str(uuid.uuid4()), asked_at=time.monotonic(), review=source == "review"
+        )
         question = Question.model_validate(
             {
                 "item_id": item.id,
@@ -289,10 +298,13 @@ class PlaySession:
     async def _review(self) -> list[Event]:
         if busy := self._busy():
             return busy
-        plan = await quiz.review_plan(self.services, self.learner_id, REVIEW_LIMIT)
-        if not plan.items:
-            return [NothingToReview()]
-        return self._ask(plan.items[0], "review", review_left=len(plan.items) - 1)
+        set_aside = self.reviewed | set(self.review_skipped)
+        limit = REVIEW_LIMIT + len(set_aside)  # so what was set aside hides nothing else
+        plan = await quiz.review_plan(self.services, self.learner_id, limit)
+        queued = [item for item in plan.items if item.id not in set_aside][:REVIEW_LIMIT]
+        if not queued:
+            return [NothingToReview(skipped=list(self.review_skipped))]
+        return self._ask(queued[0], "review", review_left=len(queued) - 1)
 
     # --- answering ----------------------------------------------------------------------
 
@@ -327,6 +339,8 @@ class PlaySession:
         if isinstance(current, list):
             return current
         self.open = None
+        if current.review and current.item.id not in self.review_skipped:
+            self.review_skipped.append(current.item.id)
         return [Skipped(item_id=current.item.id)]
 
     async def _answer(self, text: str) -> list[Event]:
@@ -367,6 +381,8 @@ class PlaySession:
                 f"{item.id} is still open: answer again",
             )
         self.open = None
+        if current.review:
+            self.reviewed.add(item.id)
         graded = Graded(
             item_id=item.id,
             label=outcome.grade.label,

@@ -69,6 +69,12 @@ def test_code_cannot_close_its_fence_early() -> None:
     assert fenced[3:-3].count("```") == 0
 
 
+def test_a_terminal_escape_in_an_output_is_shown_not_sent_raw() -> None:
+    message = run_message(run_result("\x1b[31mred\n"))
+    assert "\x1b" not in message.content
+    assert "\u241b[31mred" in message.content
+
+
 def test_run_output_up_to_ten_lines_is_inline_without_a_file() -> None:
     message = run_message(run_result("a\n" * 10, duration_ms=5.2))
     assert message.full_output is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from bot.content.models import Kind
-from bot.play.protocol import Question, Revealed
+from bot.play.protocol import NothingToReview, Question, Revealed
 from bot.play.render import clean, render_plain, render_rich
 
 
@@ -25,14 +25,14 @@ def _revealed(output: str, source: str = "sandbox") -> Revealed:
     )
 
 
-def test_escape_sequences_and_control_characters_are_removed() -> None:
-    assert clean("a\x1b[2J\x1b]0;title\x07b\x00c\td\n") == "a]0;titlebc\td\n"
+def test_escape_sequences_and_control_characters_are_shown_not_obeyed() -> None:
+    assert clean("a\x1b[2J\x07b\x00c\td\n") == "a\u241b[2J\u2407b\u2400c\td\n"
 
 
-def test_a_terminal_escape_in_an_output_never_reaches_the_screen() -> None:
+def test_a_terminal_escape_in_an_output_is_shown_as_a_visible_character() -> None:
     shown = render_plain(_revealed("tensor([1.])\x1b[31m\n"))
     assert "\x1b" not in shown
-    assert "    tensor([1.])" in shown
+    assert "    tensor([1.])\u241b[31m" in shown
 
 
 def test_the_output_says_where_it_came_from() -> None:
@@ -56,3 +56,8 @@ def test_brackets_in_a_prompt_are_shown_not_read_as_markup() -> None:
     console = Console(width=100, record=True, color_system=None)
     console.print(render_rich(question))
     assert "x[0] = 1 do to [bold]the graph[/bold]?" in console.export_text()
+
+
+def test_nothing_left_to_review_names_what_was_skipped() -> None:
+    shown = render_plain(NothingToReview(skipped=["WHY4"]))
+    assert "skipped: WHY4" in shown

@@ -234,6 +234,52 @@ async def test_review_asks_a_missed_item_again(session: PlaySession) -> None:
     assert (question.item_id, question.source) == ("TF3", "review")
 
 
+async def _miss_three(session: PlaySession) -> None:
+    """Three wrong answers, so three items wait in the review queue."""
+    await _answer_tf3(session, "it overwrites the old value")
+    for item_id in ("WHY1", "WHY2"):
+        await session.handle(AskItem(item_id=item_id))
+        await session.handle(Answer(text="no idea at all"))
+
+
+async def _review_question(session: PlaySession) -> Question:
+    question = _only(await session.handle(Review()), Question)
+    assert isinstance(question, Question)
+    return question
+
+
+async def test_answering_a_review_question_counts_the_queue_down(session: PlaySession) -> None:
+    await _miss_three(session)
+    first = await _review_question(session)
+    await session.handle(SetVerdict(verdict=True))
+    await session.handle(Answer(text="no idea at all"))
+    second = await _review_question(session)
+    assert second.item_id != first.item_id
+    assert (first.review_left, second.review_left) == (2, 1)
+
+
+async def test_skip_in_review_moves_on_to_the_next_queued_item(session: PlaySession) -> None:
+    await _miss_three(session)
+    first = await _review_question(session)
+    await session.handle(Skip())
+    second = await _review_question(session)
+    assert second.item_id != first.item_id
+    assert second.review_left == 1
+
+
+async def test_a_review_emptied_in_this_session_names_the_skipped_items(
+    session: PlaySession,
+) -> None:
+    await _miss_three(session)
+    skipped = []
+    for _ in range(3):
+        skipped.append((await _review_question(session)).item_id)
+        await session.handle(Skip())
+    done = _only(await session.handle(Review()), NothingToReview)
+    assert isinstance(done, NothingToReview)
+    assert done.skipped == skipped
+
+
 async def test_topics_lists_every_tag_and_kind_with_counts(
     session: PlaySession, bank: Bank
 ) -> None:

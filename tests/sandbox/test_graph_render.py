@@ -6,6 +6,7 @@ import io
 from pathlib import Path
 
 import numpy as np
+import pytest
 from matplotlib import colors, image
 
 from sandbox.graph_render import (
@@ -120,9 +121,15 @@ def test_a_graph_at_the_node_cap_renders() -> None:
     assert len(png) < 10 * 1024 * 1024
 
 
-def test_save_writes_the_png_and_creates_directories(tmp_path: Path) -> None:
-    path = save_graph_png(ec7_like(with_cut=True), tmp_path / "graphs" / "EC7.png")
+def test_save_writes_the_png(tmp_path: Path) -> None:
+    path = save_graph_png(ec7_like(with_cut=True), tmp_path / "EC7.png")
     assert path.read_bytes().startswith(PNG_SIGNATURE)
+
+
+def test_save_into_a_missing_directory_fails_and_creates_nothing(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        save_graph_png(ec7_like(with_cut=True), tmp_path / "typo" / "EC7.png")
+    assert not (tmp_path / "typo").exists()
 
 
 def test_a_graph_too_wide_for_legible_text_stays_within_the_canvas_cap() -> None:

@@ -13,6 +13,7 @@ from sandbox.protocol import (
     RunRequest,
     RunResult,
     describe_outcome,
+    visible_controls,
 )
 
 LIMITS = Limits(wall_s=5, cpu_s=5, memory_mib=512, pids=32, output_bytes=65536)
@@ -55,12 +56,30 @@ def test_a_request_may_ask_for_the_graph() -> None:
         (JobOutcome(cpu_exceeded=True, signal=24), "used up its CPU time (limit 5 s)"),
         (JobOutcome(output_truncated=True), "stopped: printed more than 64 KiB"),
         (JobOutcome(signal=11), "killed by SIGSEGV"),
-        (JobOutcome(exit_code=1, pids_exceeded=True), "exit 1 (hit the limit of 32 processes)"),
+        (
+            JobOutcome(exit_code=1, pids_exceeded=True),
+            "stopped: hit the limit of 32 processes (the snippet's own exit status was 1)",
+        ),
+        (
+            JobOutcome(timed_out=True, pids_exceeded=True),
+            "timed out after 5 s (it also hit the limit of 32 processes)",
+        ),
         (JobOutcome(error="no jail"), "could not run: no jail"),
     ],
 )
 def test_each_outcome_has_one_status_line(outcome: JobOutcome, words: str) -> None:
     assert describe_outcome(outcome, LIMITS) == words
+
+
+def test_a_process_limit_hit_by_a_snippet_exiting_0_never_reads_as_exit_0() -> None:
+    words = describe_outcome(JobOutcome(exit_code=0, pids_exceeded=True), LIMITS)
+    assert not words.startswith("exit 0")
+    assert words.startswith("stopped: hit the limit of 32 processes")
+
+
+def test_control_characters_other_than_newline_and_tab_are_made_visible() -> None:
+    shown = visible_controls("a\x1b[31mb\rc\x07\x7f\x9b\td\n")
+    assert shown == "a\u241b[31mb\u240dc\u2407\u2421\\x9b\td\n"
 
 
 def test_timing_out_wins_over_the_kill_signal() -> None:

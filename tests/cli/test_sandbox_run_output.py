@@ -1,0 +1,66 @@
+"""``tutor sandbox run`` shows a run as readable, inert text and refuses a bad picture path."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+from bot.cli.sandbox import show_run
+from sandbox.protocol import JobOutcome, Limits, RunResult
+from tests.conftest import ROOT
+
+
+def _shown(stdout: str, stderr: str = "", **outcome: object) -> tuple[str, str]:
+    result = RunResult.from_outcome(
+        JobOutcome(stdout=stdout, stderr=stderr, **outcome),  # type: ignore[arg-type]
+        Limits(),
+        "namespaces",
+        "2.13.0",
+    )
+    out, err = io.StringIO(), io.StringIO()
+    show_run(result, out, err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_output_cut_mid_line_puts_the_status_on_a_line_of_its_own() -> None:
+    out, err = _shown("x" * 100, output_truncated=True, exit_code=0)
+    assert out == "x" * 100
+    assert err.startswith("\n[stopped: printed more than 64 KiB, ")
+
+
+def test_output_ending_in_a_newline_gets_no_blank_line() -> None:
+    out, err = _shown("tensor([1.])\n", exit_code=0)
+    assert (out, err.split(",")[0]) == ("tensor([1.])\n", "[exit 0")
+
+
+def test_stderr_after_stdout_cut_mid_line_starts_on_a_new_line() -> None:
+    _, err = _shown("partial", "Traceback ...\n", exit_code=1)
+    assert err.startswith("\nTraceback ...\n[exit 1, ")
+
+
+def test_terminal_escapes_in_the_output_are_shown_not_obeyed() -> None:
+    out, err = _shown("\x1b[31mred\x1b[0m\n", "\x1b[2J\n", exit_code=0)
+    assert "\x1b" not in out + err
+    assert out == "\u241b[31mred\u241b[0m\n"
+
+
+def test_a_graph_png_in_a_missing_directory_is_refused_and_nothing_is_created(
+    tmp_path: Path,
+) -> None:
+    snippet = tmp_path / "ok.py"
+    snippet.write_text("print(1)\n")
+    target = tmp_path / "nonexistent" / "g.png"
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "sandbox", "run", str(snippet), "--graph-png", str(target)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "does not exist" in done.stderr
+    assert str(target.parent) in done.stderr
+    assert not target.parent.exists()
