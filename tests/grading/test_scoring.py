@@ -232,3 +232,22 @@ def test_a_terse_statement_with_a_verb_is_not_a_keyword_list(text: str) -> None:
 def test_a_hyphenated_domain_term_does_not_make_a_list_prose() -> None:
     stream = segment(normalize("pow saved input version counter in-place"))
     assert is_keyword_stuffing(stream, 0, set, domain_stems())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "tensor(27.), x.grad None",
+        "[0.5, 0, 0.5] - full-reduction max splits the subgradient evenly",
+        "w zeroed (shared storage); fix: .clone()",
+    ],
+)
+def test_a_terse_answer_stating_values_is_not_a_keyword_list(text: str) -> None:
+    """Tuners' and testers' terse value answers were told they were keyword lists."""
+    stream = segment(normalize(text))
+    assert not is_keyword_stuffing(stream, 0, set, domain_stems())
+
+
+def test_a_bare_attribute_followed_by_none_in_a_list_is_still_a_list() -> None:
+    stream = segment(normalize("leaf tensor retain_grad intermediate .grad None"))
+    assert is_keyword_stuffing(stream, 0, set, domain_stems())
