@@ -34,7 +34,7 @@ from itertools import compress
 from typing import Final
 
 from bot.grading.lexicon import stem
-from bot.grading.negation import FUNCTION_WORDS
+from bot.grading.negation import FUNCTION_WORDS, said_of_another
 from bot.grading.sentences import TokenStream
 from bot.grading.tokens import CODE, NUM, OP, WORD
 
@@ -297,7 +297,7 @@ def hedged(stream: TokenStream, start: int) -> bool:
     """
     if not stream.surf:
         return False
-    found = _find(stream, _HEDGES, 0)
+    found = [w for w in _find(stream, _HEDGES, 0) if not said_of_another(stream.surf, w.start)]
     for number in stream.uptalk:  # "27 i think?": a claim asked, not made
         last = bisect_right(stream.sent, number) - 1
         found.append(range(last, last + 1))

@@ -573,7 +573,7 @@ def scope(stream: TokenStream) -> Negation:
         if pair is not None:
             pseudo = _first(_PSEUDO_PAIRS, pair, surf, sent, i)
             if pseudo is not None:
-                if pseudo[1] in ("sure", "certain", "idea"):
+                if pseudo[1] in ("sure", "certain", "idea") and not said_of_another(surf, i):
                     result.hedged = True
                 i += len(pseudo)
                 continue
@@ -676,6 +676,18 @@ def scope(stream: TokenStream) -> Negation:
     if cover:
         result.odd = {t for t, cues in cover.items() if len(cues) % 2}
     return result
+
+
+def said_of_another(surf: list[str], i: int) -> bool:
+    """Whether "no idea" / "no clue" with its "no" at ``i`` is said of something else
+    ("with .data autograd has no idea", "they had no clue"), not the learner's own hedge
+    ("I have no idea", "no idea tbh"): a tester's correct WHY8 answer was marked hedged."""
+    if i + 1 >= len(surf) or surf[i] != "no" or surf[i + 1] not in ("idea", "clue") or not i:
+        return False
+    before = surf[i - 1]
+    if before == "has":
+        return True
+    return before in ("have", "had") and i >= 2 and surf[i - 2] not in ("i", "we", "honestly")
 
 
 _VERBS_BEFORE_NO: Final = frozenset(

@@ -312,3 +312,27 @@ def test_the_discourse_pack_samples_grade_with_their_marks(discourse_grader: Gra
         is not s.label
     ]
     assert wrong == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "with .data autograd has no idea, so the gradient is silently wrong",
+        "numpy has no idea about autograd, so nothing is recorded",
+        "the optimizer had no clue the weights were frozen, it just skips None grads",
+    ],
+)
+def test_no_idea_said_of_something_else_is_not_a_hedge(text: str) -> None:
+    """A correct WHY8 answer ("with .data it has no idea") was marked hedged."""
+    assert not hedged(segment(normalize(text)), 0)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "i have no idea, maybe detach is safer",
+        "the graph is freed after backward, but i have no idea why",
+    ],
+)
+def test_the_learners_own_no_idea_is_a_hedge(text: str) -> None:
+    assert hedged(segment(normalize(text)), 0)
