@@ -657,7 +657,13 @@ def scope(stream: TokenStream) -> Negation:
             for t in range(i, after):
                 result.cue_start[t] = i
             phrase_only = cue is None and (word == "without" or with_no)
-            for t in _forward(stream, after, WINDOW, False, True, phrase_only):
+            covered = _forward(stream, after, WINDOW, False, True, phrase_only)
+            if cue is None and word in ("no", "nothing"):
+                # a determiner negates its noun phrase, which "and"/"or" ends: "x has no
+                # grad_fn and backward can't go through it", "w gets nothing and backward
+                # errors" (the scope ran over the second clause and denied it)
+                covered = _until_conjunction(surf, covered)
+            for t in covered:
                 cover.setdefault(t, []).append(i)
             if (
                 cue is None
@@ -676,6 +682,14 @@ def scope(stream: TokenStream) -> Negation:
     if cover:
         result.odd = {t for t, cues in cover.items() if len(cues) % 2}
     return result
+
+
+def _until_conjunction(surf: list[str], covered: range) -> range:
+    """``covered`` cut before its first ``and`` / ``or``."""
+    for t in covered:
+        if surf[t] in ("and", "or"):
+            return range(covered.start, t)
+    return covered
 
 
 def said_of_another(surf: list[str], i: int) -> bool:

@@ -285,3 +285,16 @@ def test_is_not_needed_denies_the_clause_before_it(text: str) -> None:
     """A tester who wrote "create_graph=True is not needed" was praised for saying
     create_graph=True records the backward ops."""
     assert negated_words(text) & {"create_graph=true", "retain_graph", "zero_grad"}
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("x has no grad_fn and backward cannot go through it", "backward"),
+        ("w gets nothing and backward errors", "errors"),
+        ("it has no grad_fn or the backward fails", "fails"),
+    ],
+)
+def test_a_no_scope_ends_at_and_or(text: str, kept: str) -> None:
+    """A determiner ("no", "nothing") negates its noun phrase, not the next clause."""
+    assert kept not in negated_words(text)
