@@ -657,13 +657,13 @@ def scope(stream: TokenStream) -> Negation:
             for t in range(i, after):
                 result.cue_start[t] = i
             phrase_only = cue is None and (word == "without" or with_no)
-            covered = _forward(stream, after, WINDOW, False, True, phrase_only)
+            reach = _forward(stream, after, WINDOW, False, True, phrase_only)
             if cue is None and word in ("no", "nothing"):
                 # a determiner negates its noun phrase, which "and"/"or" ends: "x has no
                 # grad_fn and backward can't go through it", "w gets nothing and backward
                 # errors" (the scope ran over the second clause and denied it)
-                covered = _until_conjunction(surf, covered)
-            for t in covered:
+                reach = _until_conjunction(surf, reach)
+            for t in reach:
                 cover.setdefault(t, []).append(i)
             if (
                 cue is None
