@@ -46,15 +46,17 @@ class Floor:
 
 FLOORS: dict[str, Floor] = {
     # Regression floors, a little under what main measured; the targets are 90%, 2% and 5%.
-    # measured 148/179 = 82.7%, 0/63 incorrect and 0/29 opposite claims graded correct
-    # (after rubric rounds 3-4 and the answer-key engine fixes)
-    "eval/test.jsonl": Floor(agreement=0.81, incorrect_as_correct=0.02, opposite_as_correct=0.05),
-    # measured 439/500 = 87.8%, 4/200 = 2.0% and 3/69 = 4.3% graded correct
-    "eval3/test2.jsonl": Floor(agreement=0.86, incorrect_as_correct=0.02, opposite_as_correct=0.05),
-    # the FINAL held-out set (numbers only): 440/500 = 88.0%, 2.0%, 4/78 = 5.1% when first
-    # graded; after the last rubric fixes (fresh-eyes round 3, not tuned on it) 445/500 =
-    # 89.0%, 3/200 = 1.5% incorrect and 3/78 = 3.8% opposite claims graded correct
-    "eval5/test3.jsonl": Floor(agreement=0.87, incorrect_as_correct=0.02, opposite_as_correct=0.05),
+    # measured 149/179 = 83.2%, 0/63 incorrect and 0/29 opposite claims graded correct
+    # (after rubric round 4 on dev4)
+    "eval/test.jsonl": Floor(agreement=0.82, incorrect_as_correct=0.02, opposite_as_correct=0.05),
+    # measured 441/500 = 88.2%, 3/200 = 1.5% and 2/69 = 2.9% graded correct
+    "eval3/test2.jsonl": Floor(agreement=0.87, incorrect_as_correct=0.02, opposite_as_correct=0.05),
+    # held-out set 3 (numbers only): 445/500 = 89.0% at the end of stop 10; after rubric
+    # round 4 (tuned on dev4, not on it) 449/500 = 89.8%, 2/200 = 1.0%, 2/78 = 2.6%
+    "eval5/test3.jsonl": Floor(agreement=0.88, incorrect_as_correct=0.02, opposite_as_correct=0.05),
+    # held-out set 4, written blind this stop and first graded after rubric round 4 and
+    # the engine fixes of this stop: 449/500 = 89.8%, 2/200 = 1.0%, 1/99 = 1.0%
+    "eval7/test4.jsonl": Floor(agreement=0.88, incorrect_as_correct=0.02, opposite_as_correct=0.05),
 }
 
 reports: dict[str, EvalReport] = {}
