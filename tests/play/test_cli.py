@@ -125,9 +125,18 @@ def test_the_default_database_directory_is_created(tmp_path: Path) -> None:
     assert (tmp_path / "data" / "tutor.db").is_file()
 
 
+def _sigint_default() -> None:
+    """In the child: take SIGINT's default action back. A test run started in the
+    background by a non-interactive shell (``nohup ./.ci/run &``) inherits SIGINT ignored,
+    and Python then never raises KeyboardInterrupt: the child saw its stdin close instead
+    and exited 1 (``input_ended``), as two CI runs here did."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_while_waiting_ends_cleanly_with_the_answers_kept(tmp_path: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "bot", "play", "--sandbox", "off", "--json"],
+        preexec_fn=_sigint_default,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
