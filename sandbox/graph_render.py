@@ -181,10 +181,11 @@ def save_graph_png(graph: AutogradGraph, path: Path, *, title: str | None = None
     Raises:
         RendererUnavailable: matplotlib or networkx is missing.
         OSError: the file cannot be written (``FileNotFoundError`` when its directory is
-            missing).
+            missing, ``FileExistsError`` when it exists: nothing is overwritten).
     """
     data = render_graph_png(graph, title=title)
-    path.write_bytes(data)
+    with path.open("xb") as out:  # never overwrite: a tester's snippet became a PNG
+        out.write(data)
     return path
 
 

@@ -298,10 +298,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def graph_png_problem(path: Path) -> str | None:
-    """Why ``--graph-png path`` cannot be written, or None when its directory exists.
+    """Why ``--graph-png path`` cannot be written, or None when it names a new ``.png`` file
+    in an existing directory.
 
     A missing directory is refused rather than created, so a mistyped path never scatters
-    files (or directories such as ``/nonexistent/``) elsewhere.
+    files (or directories such as ``/nonexistent/``) elsewhere, and an existing file is never
+    overwritten (a tester's ``--graph-png ok.py`` turned the snippet itself into a PNG).
 
     Args:
         path: the PNG file asked for.
@@ -310,8 +312,17 @@ def graph_png_problem(path: Path) -> str | None:
         One sentence naming the path and what is wrong, or None.
     """
     parent = path.parent
+    if str(path) in ("", "."):
+        return "--graph-png needs a file name ending in .png"
     if path.is_dir():
         return f"--graph-png {path}: is a directory; name the PNG file to write"
+    if path.suffix.lower() != ".png":
+        return f"--graph-png {path}: the file name must end in .png"
+    if path.exists() or path.is_symlink():
+        return (
+            f"--graph-png {path}: already exists; nothing is overwritten: choose a new name "
+            "or delete it first"
+        )
     if not parent.is_dir():
         return (
             f"--graph-png {path}: the directory {str(parent)!r} does not exist: create it "
@@ -360,8 +371,11 @@ def _save_graph(result: Any, path: Path, title: str) -> int:
         return 1
     try:
         save_graph_png(result.graph, path, title=title)
-    except (RendererUnavailable, OSError) as exc:
+    except RendererUnavailable as exc:
         print(f"{path}: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"{path}: cannot write the picture: {exc.strerror or exc}", file=sys.stderr)
         return 1
     print(f"graph: {len(result.graph.nodes)} nodes drawn in {path}", file=sys.stderr)
     return 0

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bot.cli.sandbox import show_run
 from sandbox.protocol import JobOutcome, Limits, RunResult
 from tests.conftest import ROOT
@@ -64,3 +66,38 @@ def test_a_graph_png_in_a_missing_directory_is_refused_and_nothing_is_created(
     assert "does not exist" in done.stderr
     assert str(target.parent) in done.stderr
     assert not target.parent.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("ok.py", "must end in .png"),
+        ("old.png", "already exists; nothing is overwritten"),
+        ("", "needs a file name"),
+    ],
+)
+def test_a_graph_png_that_would_overwrite_or_is_not_a_png_is_refused(
+    tmp_path: Path, name: str, words: str
+) -> None:
+    """A tester's ``--graph-png ok.py`` turned the snippet itself into a PNG."""
+    from bot.cli.sandbox import graph_png_problem
+
+    (tmp_path / "ok.py").write_text("print(1)\n")
+    (tmp_path / "old.png").write_bytes(b"keep me")
+    problem = graph_png_problem(tmp_path / name if name else Path(""))
+    assert problem is not None
+    assert words in problem
+    assert (tmp_path / "ok.py").read_text() == "print(1)\n"
+    assert (tmp_path / "old.png").read_bytes() == b"keep me"
+
+
+def test_saving_a_picture_never_overwrites_an_existing_file(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from sandbox.graph_render import save_graph_png
+    from tests.sandbox.test_graph_render import ec7_like
+
+    target = tmp_path / "g.png"
+    target.write_bytes(b"keep me")
+    with pytest.raises(FileExistsError):
+        save_graph_png(ec7_like(with_cut=True), target)
+    assert target.read_bytes() == b"keep me"

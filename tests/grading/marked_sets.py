@@ -82,6 +82,7 @@ MARKED_SETS: Final = (
     MarkedSet("advanced_eval/answers.jsonl", "advanced", 407, held_out=False, min_opposite=1),
     MarkedSet("advanced_eval/round2.jsonl", "advanced", 168, held_out=False, min_opposite=1),
     MarkedSet("eval6/dev4.jsonl", "all", 400, held_out=False, min_opposite=1),
+    MarkedSet("eval8/dev5.jsonl", "all", 401, held_out=False, min_opposite=1),
     MarkedSet("eval7/test4.jsonl", "all", 500, held_out=True, min_opposite=1),
 )
 """Every marked set, tuning and held-out."""
