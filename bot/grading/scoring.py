@@ -281,9 +281,9 @@ def _states_a_value(surf: list[str], kinds: list[int], brk: list[bool]) -> bool:
     """Whether the words state a value: a printed tensor (``tensor`` then a number), a list
     of two or more numbers written as one (``[0.5, 0, 0.5]``), or a named tensor's attribute
     followed by ``None`` (``x.grad None``; a bare ``.grad None`` in a list of terms is
-    not). Terse answers built on these were called keyword lists ("tensor(27.), x.grad
-    None"); adding the test changed no label of any marked set or sample but one dev4
-    answer it fixed."""
+    not, nor is ``grad_fn None``). Terse answers built on these were called keyword lists
+    ("tensor(27.), x.grad None"); adding the test changed no label of any marked set or
+    sample but one dev4 answer it fixed."""
     for i in range(len(surf) - 1):
         if surf[i] == "tensor" and kinds[i + 1] == NUM:
             return True
@@ -291,7 +291,7 @@ def _states_a_value(surf: list[str], kinds: list[int], brk: list[bool]) -> bool:
             return True
         if (
             kinds[i] == CODE
-            and not surf[i].startswith(".")  # "x.grad None" says which tensor; ".grad" not
+            and "." in surf[i][1:]  # "x.grad None" names a tensor; ".grad", "grad_fn" do not
             and surf[i + 1] in ("none", "null")
             and not brk[i + 1]
         ):

@@ -14,6 +14,7 @@ Add a migration by appending a decorated function; never edit one that has shipp
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from pathlib import Path
 
@@ -369,3 +370,53 @@ def check_schema(db: Database, path: Path | str, *, writer: bool) -> None:
             f"{', '.join(pending)}); open it once with a writer (the bot or tutor play) to "
             "upgrade it"
         )
+    if not pending:
+        _check_complete(db, path)
+
+
+class StoreDamaged(sqlite3.DatabaseError):
+    """A fully migrated file lacks a table or column the migrations create (edited by hand,
+    or a damaged copy): every write would fail, so it is refused at open."""
+
+
+def _check_complete(db: Database, path: Path | str) -> None:
+    """Raise :class:`StoreDamaged` when a table or column of the current schema is missing
+    (a tester dropped one: ``tutor play`` showed each question, then refused every answer)."""
+    have = _columns(db)
+    missing = [
+        f"{table}.{column}" if table in have else table
+        for table, columns in _reference_columns().items()
+        for column in (sorted(columns - have[table]) if table in have else [""])
+    ]
+    if missing:
+        shown = ", ".join(m.rstrip(".") for m in missing[:_SHOWN_TABLES])
+        raise StoreDamaged(
+            f"{path} is damaged or incomplete (missing {shown}); nothing was read or "
+            "written: restore a backup, or move it aside to start a new database"
+        )
+
+
+def _columns(db: Database) -> dict[str, set[str]]:
+    """Each table of ``db`` (ours and others) with its column names."""
+    names = [
+        row[0]
+        for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' "
+            "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        ).fetchall()
+    ]
+    return {
+        name: {row[1] for row in db.execute(f"PRAGMA table_info([{name}])").fetchall()}
+        for name in names
+    }
+
+
+@functools.cache
+def _reference_columns() -> dict[str, frozenset[str]]:
+    """The tables and columns the migrations create, from a private in-memory database."""
+    reference = Database(memory=True)
+    try:
+        migrate(reference)
+        return {name: frozenset(cols) for name, cols in _columns(reference).items()}
+    finally:
+        reference.close()

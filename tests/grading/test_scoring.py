@@ -251,3 +251,8 @@ def test_a_terse_answer_stating_values_is_not_a_keyword_list(text: str) -> None:
 def test_a_bare_attribute_followed_by_none_in_a_list_is_still_a_list() -> None:
     stream = segment(normalize("leaf tensor retain_grad intermediate .grad None"))
     assert is_keyword_stuffing(stream, 0, set, domain_stems())
+
+
+def test_a_bare_code_name_followed_by_none_in_a_list_is_still_a_list() -> None:
+    stream = segment(normalize("leaf grad_fn None tensor op"))
+    assert is_keyword_stuffing(stream, 0, set, domain_stems())

@@ -145,7 +145,7 @@ def test_ctrl_c_while_waiting_ends_cleanly_with_the_answers_kept(tmp_path: Path)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     ended = json.loads(out.splitlines()[-1])
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert (ended["reason"], ended["unanswered"]) == ("interrupted", "WHY1")
     assert ended["stats"]["attempts"] == 1

@@ -104,3 +104,31 @@ async def test_table_names_from_another_file_are_printed_without_control_charact
     with pytest.raises(NotTutorDatabase) as refused:
         await ProgressStore(path, read_only=True).open()
     assert "(it has tables red?[31m)" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("damage", "named"),
+    [
+        ("DROP TABLE review_cards", "review_cards"),
+        ("ALTER TABLE attempts DROP COLUMN rating", "attempts.rating"),
+    ],
+)
+@pytest.mark.parametrize("read_only", [False, True])
+async def test_a_database_missing_a_table_or_column_is_refused_at_open(
+    tmp_path: Path, damage: str, named: str, read_only: bool
+) -> None:
+    """A tester dropped a table: tutor play showed each question, then refused every answer."""
+    from bot.progress.schema import StoreDamaged
+
+    path = tmp_path / "tutor.db"
+    async with ProgressStore(path) as store:
+        await store.record_attempt(attempt())
+    conn = sqlite3.connect(path)
+    conn.execute(damage)
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreDamaged, match=named):
+        async with ProgressStore(path, read_only=read_only):
+            pass
+    assert path.read_bytes() == before
