@@ -47,16 +47,21 @@ class Floor:
 FLOORS: dict[str, Floor] = {
     # Regression floors, a little under what main measured; the targets are 90%, 2% and 5%.
     # measured 149/179 = 83.2%, 0/63 incorrect and 0/29 opposite claims graded correct
-    # (after rubric round 4 on dev4)
+    # (after rubric rounds 4-5)
     "eval/test.jsonl": Floor(agreement=0.82, incorrect_as_correct=0.02, opposite_as_correct=0.05),
-    # measured 441/500 = 88.2%, 3/200 = 1.5% and 2/69 = 2.9% graded correct
+    # measured 443/500 = 88.6%, 2/200 = 1.0% and 2/69 = 2.9% graded correct
     "eval3/test2.jsonl": Floor(agreement=0.87, incorrect_as_correct=0.02, opposite_as_correct=0.05),
     # held-out set 3 (numbers only): 445/500 = 89.0% at the end of stop 10; after rubric
-    # round 4 (tuned on dev4, not on it) 449/500 = 89.8%, 2/200 = 1.0%, 2/78 = 2.6%
+    # rounds 4-5 (tuned on dev4/dev5, not on it) 449/500 = 89.8%, 2/200 = 1.0%, 2/78 = 2.6%
     "eval5/test3.jsonl": Floor(agreement=0.88, incorrect_as_correct=0.02, opposite_as_correct=0.05),
-    # held-out set 4, written blind this stop and first graded after rubric round 4 and
-    # the engine fixes of this stop: 449/500 = 89.8%, 2/200 = 1.0%, 1/99 = 1.0%
-    "eval7/test4.jsonl": Floor(agreement=0.88, incorrect_as_correct=0.02, opposite_as_correct=0.05),
+    # held-out set 4, written blind this stop: first graded after round 4 at 449/500 = 89.8%,
+    # 1.0%, 1.0%; after round 5 451/500 = 90.2%, 2/200 = 1.0%, 1/99 = 1.0%
+    "eval7/test4.jsonl": Floor(agreement=0.89, incorrect_as_correct=0.02, opposite_as_correct=0.05),
+    # held-out set 5, written blind this stop and graded once, after round 5: 447/500 =
+    # 89.4%, 4/200 = 2.0% (at the target: the floor leaves one answer of room), 3/81 = 3.7%
+    "eval9/test5.jsonl": Floor(
+        agreement=0.88, incorrect_as_correct=0.025, opposite_as_correct=0.05
+    ),
 }
 
 reports: dict[str, EvalReport] = {}
