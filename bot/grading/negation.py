@@ -108,6 +108,12 @@ POST_CUES: Final[tuple[tuple[str, ...], ...]] = (
     ("are", "not", "needed"),
     ("are", "not", "necessary"),
     ("are", "not", "required"),
+    ("would", "not", "help"),
+    ("does", "not", "help"),
+    ("will", "not", "help"),
+    ("do", "not", "help"),
+    ("would", "not", "work"),
+    ("will", "not", "work"),
 )
 """Cues negating the clause before them when they end it (:data:`NOTHING_TO_DO` too). Those
 built on false/wrong/

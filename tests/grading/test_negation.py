@@ -298,3 +298,13 @@ def test_is_not_needed_denies_the_clause_before_it(text: str) -> None:
 def test_a_no_scope_ends_at_and_or(text: str, kept: str) -> None:
     """A determiner ("no", "nothing") negates its noun phrase, not the next clause."""
     assert kept not in negated_words(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["passing gradient= would not help", "calling zero_grad does not help, it is fine"],
+)
+def test_would_not_help_denies_the_clause_before_it(text: str) -> None:
+    """A tester's "passing a gradient argument would not help" was praised for saying one
+    must pass gradient=."""
+    assert negated_words(text) & {"gradient=", "zero_grad", "gradient"}
