@@ -422,6 +422,7 @@ def _forward(
     clausal: bool,
     stop_at_cue: bool,
     phrase_only: bool = False,
+    noun_phrase: bool = False,
 ) -> range:
     """Token indices covered by a scope that starts at ``start``, right after its cue.
 
@@ -430,7 +431,8 @@ def _forward(
     reason ("not because of the graph"), so that terminator does not end its scope. With
     ``phrase_only`` (the cue ``without``, which negates a noun phrase) the scope ends at
     the first function word after a content word: "backward without args | only works
-    for one element".
+    for one element". With ``noun_phrase`` (a determiner cue, ``no``/``nothing``) it ends
+    at ``and``/``or``: "x has no grad_fn | and backward can't go through it".
 
     The scope ends before the first token that is past its end: in another sentence or
     after a clause break; an arrow ("inputs don't require grad -> output doesn't ->
@@ -461,6 +463,8 @@ def _forward(
                     or word in TERMINATORS
                     or (content and (word in SUBJECTS or (not clausal and word in _NEW_PHRASE)))
                 ):
+                    break
+                if noun_phrase and word in ("and", "or"):
                     break
                 if word == "and" and j + 1 < n and sent[j + 1] == sent[j]:
                     nxt = surf[j + 1]
@@ -663,13 +667,10 @@ def scope(stream: TokenStream) -> Negation:
             for t in range(i, after):
                 result.cue_start[t] = i
             phrase_only = cue is None and (word == "without" or with_no)
-            reach = _forward(stream, after, WINDOW, False, True, phrase_only)
-            if cue is None and word in ("no", "nothing"):
-                # a determiner negates its noun phrase, which "and"/"or" ends: "x has no
-                # grad_fn and backward can't go through it", "w gets nothing and backward
-                # errors" (the scope ran over the second clause and denied it)
-                reach = _until_conjunction(surf, reach)
-            for t in reach:
+            # a determiner negates its noun phrase, which "and"/"or" ends: "w gets nothing
+            # and backward errors" (the scope ran over the second clause and denied it)
+            noun_phrase = cue is None and word in ("no", "nothing")
+            for t in _forward(stream, after, WINDOW, False, True, phrase_only, noun_phrase):
                 cover.setdefault(t, []).append(i)
             if (
                 cue is None
@@ -688,14 +689,6 @@ def scope(stream: TokenStream) -> Negation:
     if cover:
         result.odd = {t for t, cues in cover.items() if len(cues) % 2}
     return result
-
-
-def _until_conjunction(surf: list[str], covered: range) -> range:
-    """``covered`` cut before its first ``and`` / ``or``."""
-    for t in covered:
-        if surf[t] in ("and", "or"):
-            return range(covered.start, t)
-    return covered
 
 
 def said_of_another(surf: list[str], i: int) -> bool:
