@@ -215,6 +215,16 @@ class Rubric(Strict):
             seen.add(entry.id)
         return value
 
+    def key_concepts(self) -> frozenset[str]:
+        """The ids of the key concepts: the ``required`` ones and every ``required_any``
+        group's members, or, when there are neither, those of the highest weight. The
+        grader treats contradicting one as a wrong answer; per-concept mastery counts only
+        these as missed (docs/GRADING.md, docs/PROGRESS.md)."""
+        if self.required or self.required_any:
+            return frozenset(self.required).union(*self.required_any)
+        top = max(c.weight for c in self.concepts)
+        return frozenset(c.id for c in self.concepts if c.weight == top)
+
 
 class Sample(Strict):
     """A marked learner answer used to test the rubric (`tutor content test`)."""

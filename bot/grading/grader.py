@@ -104,11 +104,7 @@ def compile_item(item: Item) -> CompiledItem:
         compiler.rule(m.id, m.polarity, m.patterns) for m in rubric.misconceptions
     )
     groups = {cid: number for number, group in enumerate(rubric.required_any) for cid in group}
-    if rubric.required or groups:
-        key = frozenset(rubric.required) | frozenset(groups)
-    else:
-        top = max(c.weight for c in rubric.concepts)
-        key = frozenset(c.id for c in rubric.concepts if c.weight == top)
+    key = rubric.key_concepts()
     yes_no = None
     if item.kind is not Kind.TRUE_FALSE:
         yes_no = extract_verdict(segment(normalize(item.answer.text))).value

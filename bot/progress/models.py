@@ -406,13 +406,10 @@ def concepts_to_learn(item: Item, grade: GradeResult) -> list[str]:
         return []
     rubric = item.rubric
     hit = set(grade.concepts_hit)
-    key = set(rubric.required)
+    key = set(rubric.key_concepts())
     for group in rubric.required_any:
-        if hit.isdisjoint(group):
-            key.update(group)
-    if not rubric.required and not rubric.required_any:
-        top = max(c.weight for c in rubric.concepts)
-        key = {c.id for c in rubric.concepts if c.weight == top}
+        if not hit.isdisjoint(group):
+            key.difference_update(group)  # the group is answered by its credited member
     missing = set(grade.concepts_missing)
     return [c.id for c in rubric.concepts if c.id in key and c.id in missing]
 
