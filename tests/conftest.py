@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,3 +18,21 @@ CONTENT = ROOT / "content"
 def bank() -> Bank:
     """Every shipped pack under content/, validated."""
     return load_bank([CONTENT])
+
+
+def run_tutor(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m bot ARGS`` in a new process from the repository root, as a user
+    would, and return its exit status and text output (no exception on a non-zero status).
+
+    Args:
+        args: the command line after ``tutor``, e.g. ``("sandbox", "run", "ok.py")``.
+        timeout: seconds before the process is killed and ``TimeoutExpired`` raised.
+    """
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from bot.cli import main
-from tests.conftest import ROOT
+from tests.conftest import run_tutor
 
 
 def test_health_names_the_sandbox_flag_not_the_variable(
@@ -44,14 +42,7 @@ def test_sandbox_run_says_the_backend_flag_turned_isolation_off(tmp_path: Path) 
     """Learner code is refused without isolation; the reason names --backend none."""
     snippet = tmp_path / "ok.py"
     snippet.write_text("print(1)\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "sandbox", "run", str(snippet), "--backend", "none"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_tutor("sandbox", "run", str(snippet), "--backend", "none")
     assert done.returncode == 2
     assert "isolation was turned off by --backend none" in done.stderr
     assert "by configuration" not in done.stderr

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from bot.cli.sandbox import show_run
 from sandbox.protocol import JobOutcome, Limits, RunResult
-from tests.conftest import ROOT
+from tests.conftest import run_tutor
 
 
 def _shown(stdout: str, stderr: str = "", **outcome: object) -> tuple[str, str]:
@@ -54,14 +52,7 @@ def test_a_graph_png_in_a_missing_directory_is_refused_and_nothing_is_created(
     snippet = tmp_path / "ok.py"
     snippet.write_text("print(1)\n")
     target = tmp_path / "nonexistent" / "g.png"
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "sandbox", "run", str(snippet), "--graph-png", str(target)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_tutor("sandbox", "run", str(snippet), "--graph-png", str(target), timeout=120)
     assert done.returncode == 1, done.stderr
     assert "does not exist" in done.stderr
     assert str(target.parent) in done.stderr

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from bot.cli.sandbox import RUN_EXIT_STATUS, run_exit_status
 from sandbox.protocol import JobOutcome, Limits, RunResult
-from tests.conftest import ROOT
+from tests.conftest import run_tutor
 
 
 def _result(**outcome: object) -> RunResult:
@@ -46,14 +44,7 @@ def test_every_cause_has_a_distinct_status_clear_of_the_commands_own() -> None:
 def test_a_snippet_that_raises_makes_the_command_exit_3(tmp_path: Path) -> None:
     snippet = tmp_path / "boom.py"
     snippet.write_text("raise ValueError('boom')\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "sandbox", "run", str(snippet)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_tutor("sandbox", "run", str(snippet))
     assert done.returncode == 3, done.stderr
     assert "ValueError: boom" in done.stderr
 
@@ -64,14 +55,7 @@ def test_a_clean_run_prints_only_the_snippets_output_and_the_status_line(tmp_pat
     a one-shot run a learner reads."""
     snippet = tmp_path / "ok.py"
     snippet.write_text("print(6 * 7)\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "sandbox", "run", str(snippet)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_tutor("sandbox", "run", str(snippet))
     assert done.returncode == 0, done.stderr
     assert done.stdout == "42\n"
     assert done.stderr.count("\n") == 1, done.stderr

@@ -4,14 +4,12 @@ root): ``auto`` does not pick it without that wall, and forcing it there warns l
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from sandbox import zygote
-from tests.conftest import ROOT
+from tests.conftest import run_tutor
 
 
 @pytest.fixture
@@ -50,14 +48,7 @@ def test_inside_the_walled_container_auto_picks_the_container_backend(
 def test_sandbox_run_with_a_forced_container_backend_warns_on_stderr(tmp_path: Path) -> None:
     snippet = tmp_path / "hi.py"
     snippet.write_text("print('hi')\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "sandbox", "run", str(snippet), "--backend", "container"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_tutor("sandbox", "run", str(snippet), "--backend", "container")
     assert done.stdout == "hi\n"
     assert f"sandbox: {zygote.CONTAINER_WALL_MISSING}" in done.stderr
     assert "the root filesystem is writable" in done.stderr

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,7 @@ from sandbox.curated import CuratedSnippets
 from sandbox.protocol import MAX_GRAPH_NODES, RunRequest, RunResult, code_sha256
 from sandbox.settings import SandboxSettings
 from sandbox.worker import Worker
-from tests.conftest import CONTENT, ROOT
+from tests.conftest import CONTENT, run_tutor
 
 pytestmark = pytest.mark.slow
 
@@ -225,14 +223,7 @@ def test_sandbox_run_graph_png_draws_the_graph_into_a_file(box: Box, tmp_path: P
     snippet = tmp_path / "tf5.py"
     snippet.write_text(TRIVIAL)
     out = tmp_path / "tf5.png"  # an existing directory: none is created
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "sandbox", "run", str(snippet), "--graph-png", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_tutor("sandbox", "run", str(snippet), "--graph-png", str(out))
     assert done.returncode == 0, done.stderr
     assert f"graph: 5 nodes drawn in {out}" in done.stderr
     assert out.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
