@@ -328,13 +328,7 @@ def check_schema(db: Database, path: Path | str, *, writer: bool) -> None:
         StoreOutdated: (reader only) migrations of ours are pending.
         sqlite3.DatabaseError: the file is not a SQLite database at all.
     """
-    tables = [
-        row[0]
-        for row in db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' "
-            "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
-        ).fetchall()
-    ]
+    tables = _table_names(db)
     try:
         applied = [m.name for m in MIGRATIONS.applied(db)]
         recorded = (
@@ -398,17 +392,21 @@ def _check_complete(db: Database, path: Path | str) -> None:
 
 def _columns(db: Database) -> dict[str, set[str]]:
     """Each table of ``db`` (ours and others) with its column names."""
-    names = [
+    return {
+        name: {row[1] for row in db.execute(f"PRAGMA table_info([{name}])").fetchall()}
+        for name in _table_names(db)
+    }
+
+
+def _table_names(db: Database) -> list[str]:
+    """The names of ``db``'s tables (ours and others, not SQLite's own), sorted."""
+    return [
         row[0]
         for row in db.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' "
-            "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+            "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
         ).fetchall()
     ]
-    return {
-        name: {row[1] for row in db.execute(f"PRAGMA table_info([{name}])").fetchall()}
-        for name in names
-    }
 
 
 @functools.cache

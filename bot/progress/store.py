@@ -62,6 +62,7 @@ from bot.progress.schedule import DEFAULT_GRACE, NONCE_WINDOW
 
 # The refusals of open(), re-exported: callers import them from the store.
 from bot.progress.schema import NotTutorDatabase as NotTutorDatabase
+from bot.progress.schema import StoreDamaged as StoreDamaged
 from bot.progress.schema import StoreOutdated as StoreOutdated
 from bot.progress.schema import StoreTooNew as StoreTooNew
 from bot.progress.schema import check_schema, migrate
@@ -145,6 +146,7 @@ class ProgressStore:
                 but no record of our migrations), or empty for a read-only store.
             StoreTooNew: a newer version of autograd-tutor migrated the file.
             StoreOutdated: (read-only store) the file needs migrations this code has.
+            StoreDamaged: a fully migrated file lacks a table or column.
             sqlite3.Error: the file cannot be opened, is not a database, or a migration
                 failed (then nothing of that migration is applied). Whatever is raised,
                 nothing was written to the file.
