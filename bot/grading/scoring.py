@@ -323,8 +323,6 @@ def is_keyword_stuffing(
     surf = stream.surf[start:] if start else stream.surf
     if all(k == NUM or w == "tensor" for w, k in zip(surf, kinds, strict=True)):
         return False  # a printed value ("tensor([0.5, 0., 0.5])") states the output
-    if _states_a_value(surf, kinds, stream.brk[start:] if start else stream.brk):
-        return False  # "tensor(27.), x.grad None", "[0.5, 0, 0.5] - max splits ...": values
     function_words = _LIST_FUNCTION_WORDS
     function = sum(1 for w in surf if w in function_words)
     limit = STUFFING_MAX_FUNCTION_SHARE * words
@@ -337,6 +335,8 @@ def is_keyword_stuffing(
     ]
     if function - len(compound) >= limit or not PREDICATES.isdisjoint(stream.vocab):
         return False
+    if _states_a_value(surf, kinds, stream.brk[start:] if start else stream.brk):
+        return False  # "tensor(27.), x.grad None", "[0.5, 0, 0.5] - max splits ...": values
     tokens = matched()
     kinds = stream.kind
     domain_words = 0
