@@ -85,6 +85,9 @@ class Worker:
         settings: limits, capacity and backend choice.
         cache: where curated results are kept (default: in memory).
         curated: the trusted snippets (default: loaded from ``settings.content``).
+        backend_origin: what chose ``settings.backend`` (e.g. ``--backend none``), named in
+            the reason when isolation is turned off on purpose; ``configuration`` (the
+            environment) by default.
     """
 
     def __init__(
@@ -92,8 +95,11 @@ class Worker:
         settings: SandboxSettings,
         cache: ResultCache | None = None,
         curated: CuratedSnippets | None = None,
+        *,
+        backend_origin: str = "configuration",
     ) -> None:
         self.settings = settings
+        self.backend_origin = backend_origin
         self.cache: ResultCache = cache if cache is not None else MemoryResultCache()
         self.curated = curated if curated is not None else CuratedSnippets.load(settings.content)
         self.hello: ZygoteHello | None = None
@@ -155,6 +161,8 @@ class Worker:
             str(spares_jobs.fileno()),
             "--backend",
             self.settings.backend,
+            "--backend-origin",
+            self.backend_origin,
             "--uid",
             str(self.settings.job_uid),
             "--tmp-mib",

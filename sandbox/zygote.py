@@ -283,8 +283,11 @@ ISOLATION: dict[Backend, tuple[list[str], list[str]]] = {
 """What each backend isolates and what it does not, in words for /health and startup."""
 
 
-def choose_backend(requested: str) -> tuple[Backend, str]:
+def choose_backend(requested: str, origin: str = "configuration") -> tuple[Backend, str]:
     """Pick the backend for ``requested`` (``auto`` or a name) and say why.
+
+    ``origin`` names what asked for it (``--backend none``, or ``configuration`` for the
+    environment), for the reason given when isolation was turned off on purpose.
 
     Raises:
         SystemExit: ``namespaces`` was requested but cannot work here.
@@ -310,7 +313,7 @@ def choose_backend(requested: str) -> tuple[Backend, str]:
             "forced; jobs can reach the network and write outside their directory" + note
         )
     if requested == "none":
-        return "none", "isolation was turned off by configuration"
+        return "none", f"isolation was turned off by {origin}"
     return "none", f"no isolation is available here: {why}"
 
 
@@ -1172,6 +1175,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ctl-fd", type=int, required=True)
     parser.add_argument("--jobs-fd", type=int, required=True)
     parser.add_argument("--backend", default="auto")
+    parser.add_argument("--backend-origin", default="configuration")
     parser.add_argument("--uid", type=int, default=65534)
     parser.add_argument("--tmp-mib", type=int, default=16)
     parser.add_argument("--pool", type=int, default=2)
@@ -1216,7 +1220,7 @@ def start_up(args: argparse.Namespace, started: float) -> tuple[ZygoteConfig, Zy
             could not be built (the message says why).
     """
     torch_version = preload()
-    backend, reason = choose_backend(args.backend)
+    backend, reason = choose_backend(args.backend, args.backend_origin)
     cfg = ZygoteConfig(
         backend=backend,
         uid=args.uid,

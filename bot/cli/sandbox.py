@@ -117,9 +117,6 @@ def run_exit_status(result: Any) -> int:
     return 0
 
 
-OFF_BY_CONFIGURATION = "isolation was turned off by configuration"
-"""The worker's reason for backend ``none`` when it was asked for (``sandbox/zygote.py``)."""
-
 FLAGS = {
     "backend": "--backend",
     "python": "--python",
@@ -269,8 +266,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         return refuse(ErrorBody(error="too_large", message=first_error(exc)))
 
+    origin = f"--backend {args.backend}" if args.backend is not None else "configuration"
+
     async def main() -> RunResult:
-        async with Worker(settings) as worker:
+        async with Worker(settings, backend_origin=origin) as worker:
             assert worker.hello is not None
             if worker.hello.reason.startswith(CONTAINER_WALL_MISSING):
                 print(f"sandbox: {worker.hello.reason}", file=sys.stderr, flush=True)
@@ -279,12 +278,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         result = asyncio.run(main())
     except SandboxRejected as exc:
-        message = str(exc)
-        if args.backend == "none":  # the worker only knows its settings said so
-            message = message.replace(
-                OFF_BY_CONFIGURATION, "isolation was turned off by --backend none"
-            )
-        return refuse(ErrorBody(error="refused", message=message))
+        return refuse(ErrorBody(error="refused", message=str(exc)))
     except SandboxError as exc:
         print(f"sandbox: {exc}", file=sys.stderr)
         return 1
