@@ -45,6 +45,7 @@ from bot.grading.scoring import (
     MisconceptionOutcome,
     assess,
     concept_outcome,
+    inside_claims,
     is_gesture,
     is_keyword_stuffing,
     misconception_found,
@@ -223,6 +224,17 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
                     all(span[2] & FUZZY for span in spans),
                 )
             )
+    claims = [
+        span
+        for misconception, hits in zip(rubric.misconceptions, matches[len(outcomes) :], strict=True)
+        if misconception.cap is not None
+        for span in misconception_found(misconception.polarity, hits)
+    ]
+    if claims:
+        outcomes = [
+            inside_claims(o, concept.polarity, hits, claims)
+            for concept, o, hits in zip(rubric.concepts, outcomes, matches, strict=False)
+        ]
     stuffing = is_keyword_stuffing(stream, reading.end, matcher.matched_tokens, domain_stems())
     # A gist is a brief claim: a conditional mention ("if it errors...") does not count, nor
     # does one inside a longer answer that hit no concept (scoring.GIST_MAX_TOKENS).

@@ -272,6 +272,52 @@ def concept_outcome(
     )
 
 
+def inside_claims(
+    outcome: ConceptOutcome,
+    polarity: Literal["affirm", "deny"],
+    hits: RuleHits,
+    claims: list[Span],
+) -> ConceptOutcome:
+    """Withdraw a concept's credit when every crediting match lies inside a stated
+    misconception.
+
+    "backward sums them automatically" states the misconception that backward reduces the
+    output for you; that "sums" also matches the concept "reduce to a scalar first" must
+    not earn a ✓ next to the correction. Only the spans of misconceptions with a ``cap``
+    (a wrong claim, not a penalised habit such as hedging) are ``claims``, and a crediting
+    span must lie wholly inside one of them. Measured on every marked tuning set and
+    sample: no label changed; 189 answers lost a ✓, all graded incorrect.
+
+    Args:
+        outcome: the concept's outcome from :func:`concept_outcome`.
+        polarity: the concept's polarity.
+        hits: the concept's matches.
+        claims: token spans (first, last inclusive) of capped misconceptions found.
+
+    Returns:
+        ``outcome`` itself, or a copy with status ``missing``.
+    """
+    if outcome.status != "hit" or not claims:
+        return outcome
+    credit = hits.affirmed + hits.conditional if polarity == "affirm" else hits.negated
+    for span in credit:
+        inside = False
+        for claim in claims:
+            if claim[0] <= span[0] and span[1] <= claim[1]:
+                inside = True
+                break
+        if not inside:
+            return outcome
+    return ConceptOutcome(
+        outcome.id,
+        outcome.weight,
+        outcome.key,
+        "missing",
+        required=outcome.required,
+        group=outcome.group,
+    )
+
+
 def misconception_found(polarity: Literal["affirm", "deny"], hits: RuleHits) -> list[Span]:
     """Spans stating the misconception (a conditional clause states no belief)."""
     return hits.affirmed if polarity == "affirm" else hits.negated

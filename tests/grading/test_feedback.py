@@ -151,3 +151,24 @@ def test_at_most_two_corrections_misconceptions_before_reversed_points() -> None
     found = {m.id: m.feedback for m in item.rubric.misconceptions}
     assert result.misconceptions
     assert corrections[0] == found[result.misconceptions[0]]
+
+
+def test_words_that_state_a_misconception_earn_no_check_mark() -> None:
+    """A tester saw "✓ reduce to a scalar first" under "backward sums them automatically":
+    the "sums" that states the misconception had also credited the concept."""
+    from bot.content.loader import load_bank
+    from bot.grading import Grader, Response
+    from tests.conftest import CONTENT
+
+    grader = Grader(load_bank([CONTENT]))
+    wrong = grader.grade(
+        Response(item_id="TF2", verdict=True, text="backward sums them automatically")
+    )
+    assert "auto-reduces" in wrong.misconceptions
+    assert "pass-gradient" not in wrong.concepts_hit
+    assert not wrong.feedback.right
+    # The same words outside the wrong claim still credit the concept.
+    right = grader.grade(
+        Response(item_id="TF2", verdict=False, text="call .sum() first, then backward works")
+    )
+    assert "pass-gradient" in right.concepts_hit
