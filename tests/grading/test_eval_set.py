@@ -62,6 +62,11 @@ FLOORS: dict[str, Floor] = {
     "eval9/test5.jsonl": Floor(
         agreement=0.88, incorrect_as_correct=0.025, opposite_as_correct=0.05
     ),
+    # held-out set 6, written blind in stop 12; graded (numbers only) before rubric round 6
+    # at 437/500 = 87.4%, 4/200 = 2.0%, 2/77 = 2.6%, and again at the end of the stop
+    "eval12/test6.jsonl": Floor(
+        agreement=0.86, incorrect_as_correct=0.025, opposite_as_correct=0.05
+    ),
 }
 
 reports: dict[str, EvalReport] = {}
