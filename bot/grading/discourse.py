@@ -513,7 +513,10 @@ def restated(stream: TokenStream, start: int, prompt: PromptWords, credited: Ite
     A restatement has at least :data:`RESTATED_MIN_WORDS` content words, at least
     :data:`RESTATED_MIN_SHARE` of them in the prompt, states no value when the item asks
     for one (a value answers "what does x.grad come out as?", even when the prompt
-    mentions it), and every concept it credits is one the prompt itself credits.
+    mentions it), and every concept it credits is one the prompt itself credits, unless
+    every content word is the prompt's: then nothing is the learner's own, whatever the
+    words match ("w -= lr * w.grad after backward raises an error about a leaf Variable"
+    for a prompt that says just that; dev6 had three such answers graded partial).
 
     Args:
         stream: the segmented answer.
@@ -524,8 +527,7 @@ def restated(stream: TokenStream, start: int, prompt: PromptWords, credited: Ite
     Returns:
         True for a restatement: its credited concepts come from the prompt, not the learner.
     """
-    if not all(c in prompt.concepts for c in credited):
-        return False  # a concept the prompt does not state: the learner added it
+    own = not all(c in prompt.concepts for c in credited)
     if prompt.values_answer and any(i >= start for i in stream.values):
         return False
     surf, kind = stream.surf, stream.kind
@@ -543,6 +545,8 @@ def restated(stream: TokenStream, start: int, prompt: PromptWords, credited: Ite
             misses += 1
             if misses > (1 - RESTATED_MIN_SHARE) * total:
                 return False  # content <= total: the share can no longer be reached
+    if own and misses:
+        return False  # a concept the prompt does not state: the learner added it
     return content >= RESTATED_MIN_WORDS and misses <= (1 - RESTATED_MIN_SHARE) * content
 
 

@@ -164,6 +164,11 @@ sentence whose last clause ends in ``?``, opens otherwise and has no wh-word (``
 which weights?``) is uptalk: a hedged statement ("27 i think?", "false?", "detach isn't a
 real copy i think?")."""
 
+LINKING_WORDS: Final = frozenset({"and", "or", "but", "so"})
+"""Question openers only when a question word follows or nothing does ("and does it?",
+"so what?", "and?"); "27 probably, and x.grad None i guess?" is uptalk: a hedged value, not
+a question (dev6 had it graded incorrect, its matches dropped as asked)."""
+
 WH_WORDS: Final = frozenset({"what", "which", "why", "how", "who", "where", "when", "whose"})
 
 
@@ -177,6 +182,13 @@ def _split_uptalk(stream: TokenStream, ends: list[int], breaks: list[int]) -> No
         end = ends[number]
         first = ends[number - 1] if number else 0
         first = max([first, *(b for b in breaks if first < b < end)])
+        if (
+            first + 1 < end
+            and surf[first] in LINKING_WORDS
+            and stream.kind[first] == WORD
+            and not (stream.kind[first + 1] == WORD and surf[first + 1] in QUESTION_WORDS)
+        ):
+            first += 1  # "..., and x.grad None i guess?": the clause after the link decides
         if first >= end or (stream.kind[first] == WORD and surf[first] in QUESTION_WORDS):
             continue
         if not WH_WORDS.isdisjoint(surf[first:end]):

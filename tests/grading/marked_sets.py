@@ -86,6 +86,7 @@ MARKED_SETS: Final = (
     MarkedSet("eval7/test4.jsonl", "all", 500, held_out=True, min_opposite=1),
     MarkedSet("eval9/test5.jsonl", "all", 500, held_out=True, min_opposite=1),
     MarkedSet("eval10/dev6.jsonl", "all", 500, held_out=False, min_opposite=1),
+    MarkedSet("eval11/dev7.jsonl", "all", 500, held_out=False, min_opposite=1),
     MarkedSet("eval12/test6.jsonl", "all", 500, held_out=True, min_opposite=1),
 )
 """Every marked set, tuning and held-out."""

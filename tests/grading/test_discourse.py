@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.content.loader import parse_pack
+from bot.content.loader import Bank, parse_pack
 from bot.content.models import Item, Label
 from bot.grading import Grader, GradeResult, Response
 from bot.grading.discourse import hedged, ignorance_only
@@ -223,6 +223,29 @@ def test_prompt_words_with_a_new_concept_are_no_restatement(discourse_grader: Gr
 def test_a_short_answer_in_the_prompt_words_is_no_restatement(discourse_grader: Grader) -> None:
     result = _why(discourse_grader, "they add up")
     assert (result.label, result.restated) == (Label.PARTIAL, False)
+
+
+def test_an_answer_made_only_of_prompt_words_is_a_restatement(bank: Bank) -> None:
+    """dev6: every content word came from the prompt, yet it credited a concept the prompt's
+    own wording did not, so it was graded partial rather than as a restated question."""
+    result = Grader(bank).grade(
+        Response(
+            item_id="SE9",
+            text="w -= lr * w.grad after backward raises an error about a leaf Variable",
+        )
+    )
+    assert (result.label, result.restated) == (Label.INCORRECT, True)
+
+
+def test_one_word_of_the_learners_own_keeps_a_new_concept_credited(bank: Bank) -> None:
+    result = Grader(bank).grade(
+        Response(
+            item_id="SE9",
+            text="w -= lr * w.grad is in-place on a leaf; wrap the update in torch.no_grad()",
+        )
+    )
+    assert not result.restated
+    assert result.label is not Label.INCORRECT
 
 
 # ---- redirects and dismissals ---------------------------------------------------------

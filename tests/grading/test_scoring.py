@@ -206,6 +206,22 @@ def test_keyword_lists_with_numbers_or_twice_are_lists(text: str) -> None:
     assert is_keyword_stuffing(stream, 0, set, domain_stems())
 
 
+@pytest.mark.parametrize(
+    "text", ["grad_fn requires_grad RuntimeError", "buffers running_mean requires_grad"]
+)
+def test_three_terms_with_code_are_a_keyword_list(text: str) -> None:
+    stream = segment(normalize(text))
+    assert is_keyword_stuffing(stream, 0, set, domain_stems())
+
+
+@pytest.mark.parametrize(
+    "text", ["dynamic control flow", "hooks run during backward", "use torch.arange(4.0)"]
+)
+def test_three_plain_words_or_a_short_statement_are_not_a_keyword_list(text: str) -> None:
+    stream = segment(normalize(text))
+    assert not is_keyword_stuffing(stream, 0, set, domain_stems())
+
+
 def test_a_stated_value_is_not_a_keyword_list() -> None:
     stream = segment(normalize("x.grad = 8 after backward twice"))
     assert not is_keyword_stuffing(stream, 0, set, domain_stems())

@@ -83,14 +83,30 @@ def test_precomputed_chunk_plans_segment_exactly_like_the_general_path(chunks: l
 
 @pytest.mark.parametrize(
     "text",
-    ["Does it overwrite? No, it adds.", "want a copy? use clone", "vector -> which weights?"],
+    [
+        "Does it overwrite? No, it adds.",
+        "want a copy? use clone",
+        "vector -> which weights?",
+        "grads add up, and does that matter?",
+        "so what?",
+        "and?",
+    ],
 )
 def test_a_sentence_that_asks_is_a_question(text: str) -> None:
     stream = segment(normalize(text))
     assert (stream.questions, stream.uptalk) == ({0}, set())
 
 
-@pytest.mark.parametrize("text", ["27 i think?", "false? it adds up", "detach isn't a copy??"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "27 i think?",
+        "false? it adds up",
+        "detach isn't a copy??",
+        "27 probably, and x.grad None i guess?",
+        "it sums, but only for leaves?",
+    ],
+)
 def test_a_statement_ending_in_a_question_mark_is_uptalk(text: str) -> None:
     stream = segment(normalize(text))
     assert (stream.questions, stream.uptalk) == (set(), {0})
