@@ -280,23 +280,59 @@ def _clause_end(stream: TokenStream, i: int) -> int:
     return j
 
 
-def hedged(stream: TokenStream, start: int) -> bool:
+def _alternative_values(stream: TokenStream, start: int) -> bool:
+    """Whether the reasoning offers two different values as alternatives ("8 or 4",
+    "8? or 4", "8, or maybe 4"): ``or`` with a value within two tokens before it and a
+    different one right after it (``either``/``maybe`` may sit between)."""
+    values = stream.values
+    if len(values) < 2 or "or" not in stream.vocab:
+        return False
+    surf = stream.surf
+    n = len(surf)
+    for i in range(max(start, 1), n - 1):
+        if surf[i] != "or":
+            continue
+        j = i - 1
+        while j > start and surf[j] in _ALTERNATIVE_FILLERS:
+            j -= 1
+        k = i + 1
+        while k < n - 1 and surf[k] in _ALTERNATIVE_FILLERS:
+            k += 1
+        if j in values and k in values and values[j] != values[k]:
+            return True
+    return False
+
+
+_ALTERNATIVE_FILLERS: Final = frozenset(
+    {"i", "think", "guess", "maybe", "perhaps", "probably", "possibly", "either", "else"}
+)
+"""Words that may sit between an offered value and ``or`` ("8 I think, or 4")."""
+
+
+def hedged(stream: TokenStream, start: int, verdict_first: bool = True) -> bool:
     """Whether the reasoning (tokens from ``start``) hedges its claim.
 
-    A statement ending in ``?`` (``stream.uptalk``: "27 i think?") hedges as well. A
-    hedge in a short opening clause qualifies the verdict, not the reasoning that
-    follows ("False I think... the backward does compute dL/dy, but ..."), and is not
-    counted; ``I do not know`` also counts (it is both a hedge and an admission).
+    A statement ending in ``?`` (``stream.uptalk``: "27 i think?") hedges as well, and so
+    do two different values offered as alternatives ("8 or 4"). A hedge in a short opening
+    clause qualifies the verdict, not the reasoning that follows ("False I think... the
+    backward does compute dL/dy, but ..."), and is not counted when the answer opens with a
+    verdict (``verdict_first``: a true/false or yes/no item); on other kinds the opening
+    clause is the claim ("8 maybe? or 4": dev5, dev6 and dev7 had four such answers graded
+    correct, and no other label moved). ``I do not know`` also counts (it is both a hedge
+    and an admission).
 
     Args:
         stream: the segmented answer.
         start: first token after the verdict phrase (0 when there is none).
+        verdict_first: the item asks for a verdict (true/false, or a yes/no question).
 
     Returns:
         True when a phrase of :data:`HEDGE_PHRASES` occurs outside that opening.
     """
     if not stream.surf:
         return False
+    if _alternative_values(stream, start):
+        return True
     found = [w for w in _find(stream, _HEDGES, 0) if not said_of_another(stream.surf, w.start)]
     for number in stream.uptalk:  # "27 i think?": a claim asked, not made
         last = bisect_right(stream.sent, number) - 1
@@ -305,7 +341,7 @@ def hedged(stream: TokenStream, start: int) -> bool:
         return False
     opening = -1  # the end of the opening clause, found when a hedge could lie in it
     for where in found:
-        if where.stop <= HEDGE_OPENING_MAX:
+        if verdict_first and where.stop <= HEDGE_OPENING_MAX:
             if opening < 0:
                 opening = _clause_end(stream, 0)
             if opening <= HEDGE_OPENING_MAX and opening < len(stream) and where.stop <= opening:

@@ -263,7 +263,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         ]  # fmt: skip
         credited = [c for c in credited if c not in dropped]
         gist = False
-    hedge = hedged(stream, start)
+    hedge = hedged(stream, start, true_false or compiled.yes_no is not None)
     dismissal = dismissive(stream, start)
     side = redirect = False
     if credited:

@@ -196,6 +196,29 @@ def test_an_aside_is_nudged_to_be_checked(grader: Grader) -> None:
     assert any(text.startswith("Check your side remark") for text in result.feedback.missing)
 
 
+@pytest.mark.parametrize("text", ["8 maybe? or 4", "8 I think", "8 or 4", "8, or maybe 4"])
+def test_a_hedged_or_offered_value_is_partial_at_best(bank: Bank, text: str) -> None:
+    """An edge case has no verdict, so its opening clause is the claim itself: its hedge is
+    not one that qualifies a verdict ("False I think, ..."); two values offered hedge too."""
+    result = Grader(bank).grade(Response(item_id="EC6", text=text))
+    assert result.label is Label.PARTIAL
+
+
+def test_the_bare_value_is_still_correct(bank: Bank) -> None:
+    assert Grader(bank).grade(Response(item_id="EC6", text="8")).label is Label.CORRECT
+
+
+def test_a_hedge_on_the_verdict_still_leaves_the_reasoning_alone(bank: Bank) -> None:
+    result = Grader(bank).grade(
+        Response(
+            item_id="TF3",
+            verdict=False,
+            text="False I think, backward adds into .grad so the second call gives the sum",
+        )
+    )
+    assert result.label is Label.CORRECT
+
+
 # ---- restatements ----------------------------------------------------------------------
 
 
