@@ -13,6 +13,7 @@ Example ``.env``::
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
 from pathlib import Path
 from typing import Final, Literal
@@ -52,9 +53,60 @@ class SandboxEndpoint(BaseModel):
     url: str | None = None
 
 
+ENV_FILE: Final = Path(".env")
+"""The settings file every ``TUTOR_*`` settings class reads, relative to the working
+directory (after the environment, which wins)."""
+
+
+class EnvFileError(ValueError):
+    """The ``.env`` file exists but cannot be used: unreadable, not UTF-8, or a line that is
+    not ``NAME=value``. The message names the file and the place (byte or line)."""
+
+
+def check_env_file(path: Path = ENV_FILE) -> None:
+    """Refuse a ``.env`` that the settings classes would crash on or silently misread.
+
+    pydantic-settings reads the file with python-dotenv, which raises a bare
+    :class:`UnicodeDecodeError` on a byte that is not UTF-8 and only logs (then skips) a line
+    it cannot parse. The CLI calls this before any command reads settings, so each of those
+    becomes one sentence and exit status 2. A missing file (or a directory, which
+    pydantic-settings ignores too) is fine: the defaults and the environment apply.
+
+    Args:
+        path: the file, by default :data:`ENV_FILE` (``.env`` in the working directory).
+
+    Raises:
+        EnvFileError: e.g. ``.env: not UTF-8 (byte 0xff at position 0)``, ``.env: line 3
+            is not NAME=value: 'this is bad'``, ``.env: cannot be read (Permission denied)``.
+    """
+    from dotenv.parser import parse_stream  # python-dotenv: pydantic-settings' own parser
+
+    if not path.is_file():
+        return
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise EnvFileError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EnvFileError(
+            f"{path}: not UTF-8 (byte 0x{raw[exc.start]:02x} at position {exc.start}); "
+            "save it as UTF-8"
+        ) from None
+    for binding in parse_stream(io.StringIO(text)):
+        if binding.error:
+            line = binding.original.string.strip()
+            shown = repr(line if len(line) <= 40 else line[:37] + "...")
+            raise EnvFileError(
+                f"{path}: line {binding.original.line} is not NAME=value: {shown} "
+                "(a value with spaces or # needs quotes)"
+            )
+
+
 _TUTOR_ENV: Final = SettingsConfigDict(
     env_prefix="TUTOR_",
-    env_file=".env",
+    env_file=ENV_FILE,
     env_file_encoding="utf-8",
     # The sandbox service reads its own TUTOR_SANDBOX_* variables from the same .env.
     extra="ignore",
