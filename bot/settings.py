@@ -124,9 +124,10 @@ class TutorSettings(BaseSettings):
         discord_token: the bot token; required by ``tutor bot``, never logged or shown.
         dev_guild_id: when set, ``tutor bot --sync`` syncs commands to this guild only
             (instant) instead of globally (Discord may take up to an hour to propagate).
-        database_path: the SQLite file of the progress store. Its directory must exist,
-            except the default ``data/`` (created on first use): a mistyped path is refused
-            rather than answered with a fresh, empty database elsewhere.
+        database_path: the SQLite file of the progress store (a directory is refused,
+            naming it). Its directory must exist, except the default ``data/`` (created on
+            first use): a mistyped path is refused rather than answered with a fresh, empty
+            database elsewhere.
         sandbox_address: where the sandbox worker listens: ``local`` (the default: start
             one as a child process, which needs torch in this Python), ``unix:/path/to.sock``
             or ``http://host:port``; several running workers separated by commas share the
@@ -180,6 +181,11 @@ class TutorSettings(BaseSettings):
     @field_validator("database_path")
     @classmethod
     def _database_directory_exists(cls, value: Path) -> Path:
+        if value.is_dir():
+            raise ValueError(
+                f"{value} is a directory, not a progress database: give a file path "
+                f"such as {value / 'tutor.db'}"
+            )
         if value == DEFAULT_DATABASE_PATH or str(value) == ":memory:" or value.parent.is_dir():
             return value
         raise ValueError(
