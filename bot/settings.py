@@ -136,7 +136,7 @@ class TutorSettings(BaseSettings):
         sandbox_startup_timeout_s: how long a ``local`` worker may take to start (it
             imports torch and forks its first jail), in seconds.
         content_dir: the directory of question packs (``*.yaml``).
-        log_level: the root log level.
+        log_level: the root log level, in any case (``debug`` is ``DEBUG``).
         drop_grace_minutes: a daily drop missed during downtime is still posted (late) when
             the bot is back within this many minutes of its scheduled time; later it is
             skipped and logged.
@@ -193,6 +193,12 @@ class TutorSettings(BaseSettings):
             f"(only the default {DEFAULT_DATABASE_PATH.parent}/ is created, so a mistyped "
             "path never starts a fresh, empty database)"
         )
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _log_level_any_case(cls, value: object) -> object:
+        # TUTOR_LOG_LEVEL=debug means DEBUG, as logging's own names are case-blind to users.
+        return value.strip().upper() if isinstance(value, str) else value
 
     @field_validator("sandbox_address")
     @classmethod

@@ -46,7 +46,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from bot.content.models import Kind, Label
+from bot.content.models import Kind, Label, canonical_item_id
 from bot.grading.models import MAX_ANSWER_CHARS, GradeResult
 from bot.progress.models import LearnerStats
 
@@ -275,7 +275,7 @@ def parse_line(line: str) -> Command | None:
     if word == "item":
         if not rest or " " in rest or len(rest) > 16:
             raise ProtocolError("bad_argument", "item takes one item id, e.g. `item TF3`")
-        return AskItem(item_id=rest.upper())
+        return AskItem(item_id=canonical_item_id(rest))
     if word == "verdict":
         return SetVerdict(verdict=parse_verdict(rest))
     if word == "answer":
