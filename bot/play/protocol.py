@@ -346,6 +346,9 @@ class Question(_Event):
         review_left: for review questions, how many more are queued after this one
             (questions answered or skipped in this session's review are not counted: they
             are not served again until the next session).
+        matching: for quiz questions, how many bank items match the quiz's filters; 1
+            means asking again with the same filters serves this item again (the heading
+            and the "another like this" choice say so).
     """
 
     event: Literal["question"] = "question"
@@ -357,6 +360,7 @@ class Question(_Event):
     needs_verdict: bool
     source: Literal["quiz", "item", "review"]
     review_left: int | None = None
+    matching: int | None = Field(None, ge=1)
 
 
 class HintShown(_Event):
