@@ -47,8 +47,9 @@ DISMISSAL_CORRECTION: Final = (
     "It is not only a matter of speed or style: the result itself depends on it."
 )
 UNRECOGNISED_REASON_CORRECTION: Final = (
-    "Your verdict is right, but your reason does not explain this statement: it may "
-    "describe another rule. Say what happens here and why."
+    "Your verdict is right, but your reason is not what makes this statement true or "
+    "false, and it may not hold at all: check it against the answer below, then say "
+    "what happens here and why."
 )
 RESTATED_CORRECTION: Final = "That restates the question; say why it happens, in your own words."
 
