@@ -155,8 +155,13 @@ def cmd_stats(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    from bot.progress.schema import NotTutorDatabase, StoreDamaged, StoreOutdated, StoreTooNew
+
     try:
         stats = asyncio.run(_read(settings, args.learner, args.guild))
+    except (NotTutorDatabase, StoreTooNew, StoreOutdated, StoreDamaged) as exc:
+        print(f"tutor stats: {exc}", file=sys.stderr)  # it names the file and what to do
+        return 1
     except sqlite3.Error as exc:
         from bot.progress.db import describe_open_error
 

@@ -315,3 +315,14 @@ def test_the_learner_option_has_a_help_text(capsys: pytest.CaptureFixture[str]) 
     with pytest.raises(SystemExit):
         main(["stats", "--help"])
     assert "Discord user id" in capsys.readouterr().out
+
+
+def test_an_empty_file_is_called_a_new_database_not_damage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "tutor.db"
+    empty.touch()
+    assert main(["stats", "--learner", str(ALICE), "--db", str(empty)]) == 1
+    err = capsys.readouterr().err
+    assert f"tutor stats: {empty} is an empty, new database" in err
+    assert "cannot read" not in err
