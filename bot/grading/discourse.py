@@ -386,11 +386,13 @@ def aside(
     An aside starts at a marker of :data:`ASIDE_MARKERS` that comes after the start of the
     first credited claim (``claim_start``); it covers the rest of the marker's sentence, or,
     for a marker that ends its sentence ("... btw", "... tho", "... too"), the clause before
-    it. ``plus`` counts only where a clause starts ("..., plus the predictions change"),
-    ``too`` only where a clause ends ("too big" is a degree), and ``even though`` is a
-    concession, not an aside. The aside is a claim when it has at least
-    :data:`ASIDE_MIN_WORDS` content words and none of its tokens is ``recognised``, i.e.
-    inside a match of any concept, misconception or gist of the rubric.
+    it; a mid-clause ``also`` adds to its clause's own subject ("detached tensors also give
+    leaves"), so its aside starts where that clause does. ``plus`` counts only where a
+    clause starts ("..., plus the predictions change"), ``too`` only where a clause ends
+    ("too big" is a degree), and ``even though`` is a concession, not an aside. The aside
+    is a claim when it has at least :data:`ASIDE_MIN_WORDS` content words and none of its
+    tokens is ``recognised``, i.e. inside a match of any concept, misconception or gist of
+    the rubric.
 
     Args:
         stream: the segmented answer.
@@ -432,6 +434,13 @@ def aside(
             if begin <= claim_start:
                 continue  # the clause before the marker is the main claim itself
             span = range(begin, i)
+        if not opens and word == "also" and isinstance(span, range) and span.start > i:
+            # "detached tensors also give leaves": a mid-clause "also" adds to the clause's
+            # own subject, so the side claim is the whole clause, not the words after it
+            begin = i
+            while begin > 0 and sent[begin - 1] == sent[i] and not brk[begin]:
+                begin -= 1
+            span = range(begin, span.stop)
         tokens = list(span)
         content = [
             t for t in tokens if kind[t] != WORD or surf[t] not in FUNCTION_WORDS | ASIDE_MARKERS

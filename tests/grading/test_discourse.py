@@ -219,6 +219,27 @@ def test_a_hedge_on_the_verdict_still_leaves_the_reasoning_alone(bank: Bank) -> 
     assert result.label is Label.CORRECT
 
 
+def test_a_mid_clause_also_keeps_its_recognised_subject(bank: Bank) -> None:
+    """A tester saw a ✓ for "ops under no_grad or on detached tensors also give leaves"
+    next to "check your side remark after 'also'": the remark was only "give leaves"."""
+    result = Grader(bank).grade(
+        Response(
+            item_id="TF4",
+            verdict=True,
+            text="a leaf is a tensor with no grad_fn; ops under no_grad or on detached "
+            "tensors also give leaves",
+        )
+    )
+    assert not result.aside
+
+
+def test_a_mid_clause_also_with_nothing_recognised_is_still_an_aside(grader: Grader) -> None:
+    result = grade(
+        grader, "TF3", "grads accumulate across calls; the cpu copy also lives in ram", False
+    )
+    assert result.aside
+
+
 # ---- restatements ----------------------------------------------------------------------
 
 
