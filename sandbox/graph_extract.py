@@ -756,7 +756,7 @@ def send_graph(namespace: dict[str, Any], source: str, fd: int = GRAPH_FD) -> No
     if _builtins:
         table.update(_builtins)
     roots: list[BackwardRoot] = []
-    try:  # noqa: SIM105 - the same code as a run without roots is worth more than brevity
+    try:  # noqa: SIM105 - written out like run_code's guard around start_recording
         roots = stop_recording()
     except BaseException:  # noqa: S110 - a broken recording costs only the roots
         pass

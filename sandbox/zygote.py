@@ -1130,7 +1130,7 @@ def run_code(source: str, cpu_s: float, env: dict[str, str], graph_fd: int | Non
     sys.modules["__main__"] = main
     status = 0
     if graph_fd is not None:
-        try:  # noqa: SIM105 - as below: nothing a job may replace
+        try:  # noqa: SIM105 - as after the code: plain try/except, no helper calls
             graph_extract.start_recording()  # the roots of its backward() calls
         except BaseException:  # noqa: S110 - without them the picture has only globals
             pass
