@@ -159,6 +159,9 @@ def wrong_arithmetic(
     for i in sorted(values):  # only a number can start a run
         if i < resume:
             continue
+        if i + 2 not in values:  # every step of a run ends on a number: this one is alone
+            resume = i + 1
+            continue
         # Collect a run: value (op value)* ((= value (op value)*))*
         segments: list[list[float | str]] = [[values[i]]]
         members = [i]

@@ -10,7 +10,7 @@ a sentence (a proximity match may cross them) but they end a negation's scope.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final, TypeVar
+from typing import Final
 
 from bot.grading.numbers import (
     NUMBER_WORDS,
@@ -81,7 +81,7 @@ class TokenStream:
         return len(self.surf)
 
 
-_Plan = tuple[tuple[str, ...], tuple[int, ...], bool, int, tuple[int, ...], bool]
+_Plan = tuple[tuple[str, ...], tuple[int, ...], bool, int, tuple[int, ...], bool, tuple[int, ...]]
 """How one chunk extends the stream, worked out once per distinct chunk:
 
 * its tokens (texts, kinds);
@@ -92,17 +92,22 @@ _Plan = tuple[tuple[str, ...], tuple[int, ...], bool, int, tuple[int, ...], bool
 * ``inner``: offsets of tokens after the first that a clause break precedes
   (``tensor([8.])``: the ``8``);
 * ``keyword``: the first token is ``true``/``false``/``none``, which joins a preceding
-  ``name =`` written with spaces (``retain_graph = True``); the stream checks that.
+  ``name =`` written with spaces (``retain_graph = True``); the stream checks that;
+* ``numbers``: offsets of the tokens that may state a number (a number token, or a word of
+  :data:`bot.grading.numbers.NUMBER_WORDS`), so the stream finds them without a scan.
 
 A chunk with a sentence end before its last piece, or a keyword value that is not its
 first token, gets :data:`_COMPLEX` and takes the general path."""
 
-_T = TypeVar("_T")
 
-_COMPLEX: _Plan = ((), (), False, -1, (), False)
+_COMPLEX: _Plan = ((), (), False, -1, (), False, ())
 """The plan of a chunk that must take the general path (tail -1)."""
 
 _plans: dict[str, _Plan] = {}
+_words: dict[str, str] = {}
+"""The chunks that are one plain word and nothing else (no punctuation around it, not a
+keyword value or a number word), most chunks of an answer: chunk -> the word. The stream
+appends it without unpacking a plan."""
 _PLAN_LIMIT = 100_000
 
 
@@ -144,10 +149,18 @@ def _plan(chunk: str) -> _Plan:
                 tail = 1
             else:
                 lead = True
-        plan = (tuple(texts), tuple(kinds), lead, tail, tuple(inner), keyword)
+        numbers = tuple(k for k in range(len(texts)) if kinds[k] == NUM or texts[k] in NUMBER_WORDS)
+        plan = (tuple(texts), tuple(kinds), lead, tail, tuple(inner), keyword, numbers)
     if len(_plans) >= _PLAN_LIMIT:
         _plans.clear()
+        _words.clear()
     _plans[chunk] = plan
+    if (
+        len(plan[0]) == 1
+        and plan[1][0] == WORD
+        and not (plan[2] or plan[3] or plan[4] or plan[5] or plan[6])
+    ):
+        _words[chunk] = plan[0][0]
     return plan
 
 
@@ -197,22 +210,6 @@ def _split_uptalk(stream: TokenStream, ends: list[int], breaks: list[int]) -> No
         stream.uptalk.add(number)
 
 
-def indices(items: list[_T], value: _T) -> list[int]:
-    """The indices of ``value`` in ``items``, ascending.
-
-    The list is searched by ``list.count`` and ``list.index``: C-level scans in pure Python
-    and in the compiled build alike (a per-item Python loop or ``compress`` over a
-    ``map`` is slow in one or the other), counted first so that no search ends in a
-    ValueError.
-    """
-    out: list[int] = []
-    at = -1
-    for _ in range(items.count(value)):
-        at = items.index(value, at + 1)
-        out.append(at)
-    return out
-
-
 def segment(text: str) -> TokenStream:
     """Tokenize normalised text and split it into sentences and clauses.
 
@@ -229,12 +226,22 @@ def segment(text: str) -> TokenStream:
     # the per-token ``sent`` and ``brk`` lists are built from them at the end.
     ends: list[int] = []  # token index where each sentence ends (exclusive)
     breaks: list[int] = []  # tokens preceded by a clause break
+    found: list[int] = []  # tokens that may state a number
     opened = 0  # index of the first token of the current sentence
     pending_break = False
     plans = _plans
+    words = _words
     for line in text.split("\n"):
         for chunk in line.split():
-            texts, kinds, lead, tail, inner, keyword = plans.get(chunk) or _plan(chunk)
+            word = words.get(chunk)
+            if word is not None:  # most chunks: one plain word
+                if pending_break:
+                    breaks.append(len(surf))
+                    pending_break = False
+                surf.append(word)
+                kind.append(WORD)
+                continue
+            texts, kinds, lead, tail, inner, keyword, numbers = plans.get(chunk) or _plan(chunk)
             if tail >= 0 and not (
                 keyword
                 and len(surf) - opened >= 2
@@ -244,6 +251,9 @@ def segment(text: str) -> TokenStream:
                     if pending_break or lead:
                         breaks.append(len(surf))
                         pending_break = False
+                    if numbers:
+                        base = len(surf)
+                        found += [base + k for k in numbers]
                     if len(texts) == 1:  # most chunks: appends are native when compiled
                         surf.append(texts[0])
                         kind.append(kinds[0])
@@ -282,6 +292,8 @@ def segment(text: str) -> TokenStream:
                     if pending_break:
                         breaks.append(len(surf))
                         pending_break = False
+                    if piece_kind == NUM or piece in NUMBER_WORDS:
+                        found.append(len(surf))
                     surf.append(piece)
                     kind.append(piece_kind)
                 elif piece_kind == BREAK:
@@ -313,15 +325,7 @@ def segment(text: str) -> TokenStream:
     if questions:
         _split_uptalk(stream, ends, breaks)
     values = stream.values
-    found: list[int] = []
-    if NUM in kind:
-        found += indices(kind, NUM)
-    words = NUMBER_WORDS.keys() & stream.vocab
-    if words:
-        for word in words:
-            found += indices(surf, word)
-        found.sort()
-    if found:
+    if found:  # ascending: recorded as the tokens were appended
         for i in found:
             value = number_value(kind[i], surf[i])
             if value is not None:
@@ -337,4 +341,4 @@ def segment(text: str) -> TokenStream:
     return stream
 
 
-__all__ = ["CODE", "NUM", "OP", "WORD", "TokenStream", "indices", "segment"]
+__all__ = ["CODE", "NUM", "OP", "WORD", "TokenStream", "segment"]

@@ -76,6 +76,7 @@ def test_precomputed_chunk_plans_segment_exactly_like_the_general_path(chunks: l
     fast = segment(text)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sentence_module, "_plans", {})
+        patch.setattr(sentence_module, "_words", {})
         patch.setattr(sentence_module, "_plan", lambda chunk: sentence_module._COMPLEX)
         general = segment(text)
     assert fast == general
