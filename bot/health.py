@@ -2,7 +2,8 @@
 
 Docker (``docker-compose.yml``) runs ``tutor health`` inside each container:
 
-* ``database``: the SQLite file exists and answers a read within the busy timeout;
+* ``database``: the SQLite file exists, answers a read within the busy timeout, and passes
+  the progress store's open-time checks (it is ours, not newer, not damaged), read-only;
 * ``sandbox``: the worker at ``TUTOR_SANDBOX_ADDRESS`` answers ``GET /health`` with
   ``ready: true`` (for ``local``, the default: a worker is started for the check, asked and
   stopped, which loads torch: about 10 s);
@@ -168,24 +169,49 @@ class CheckResult(BaseModel):
 
 
 def check_database(settings: TutorSettings) -> CheckResult:
-    """The SQLite file exists, passes ``PRAGMA quick_check`` and can be written.
+    """The SQLite file exists, passes ``PRAGMA quick_check``, is ours and can be written.
 
-    It is opened read-only and never created. ``quick_check`` (sqlite.org/pragma.html)
-    reads every page and checks the b-trees without the slower index comparison of
-    ``integrity_check``, so a file with corrupt pages fails here rather than in the bot.
-    A file the bot could not write (its permissions, or its directory's, where the journal
-    goes) fails as "read-only"; one that cannot be opened at all says "cannot be opened".
+    It is opened read-only (:func:`bot.progress.db.open_read_only`, as ``tutor stats``
+    does) and never created, migrated or written. ``quick_check``
+    (sqlite.org/pragma.html) reads every page and checks the b-trees without the slower
+    index comparison of ``integrity_check``, so a file with corrupt pages fails here rather
+    than in the bot. Then the store's own open-time checks run
+    (:func:`bot.progress.schema.check_schema` as a reader): another application's file or
+    an empty one (:class:`~bot.progress.schema.NotTutorDatabase`), one migrated by a newer
+    version (``StoreTooNew``), one with pending migrations (``StoreOutdated``: the running
+    bot would have migrated it) and one missing a table or column (``StoreDamaged``) fail
+    with the store's message, so the check is green only on a file the bot and ``tutor
+    stats`` accept. A file the bot could not write (its permissions, or its directory's,
+    where the journal goes) fails as "read-only"; one that cannot be opened at all says
+    "cannot be opened".
     """
+    from bot.progress.db import open_read_only  # sqlite-utils: only when this check runs
+    from bot.progress.schema import (
+        NotTutorDatabase,
+        StoreDamaged,
+        StoreOutdated,
+        StoreTooNew,
+        check_schema,
+    )
+
     path = settings.database_path
+    if path.is_dir():
+        return CheckResult(
+            name="database", ok=False, detail=f"{path} is a directory, not a progress database"
+        )
     if not path.is_file():
         return CheckResult(name="database", ok=False, detail=f"no database file at {path}")
     try:
-        uri = f"file:{path.resolve()}?mode=ro"
-        with contextlib.closing(
-            sqlite3.connect(uri, uri=True, timeout=settings.db_busy_timeout_s)
-        ) as conn:
-            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            problems = [row[0] for row in conn.execute("PRAGMA quick_check(3)")]
+        db = open_read_only(path, busy_timeout_s=settings.db_busy_timeout_s)
+        try:
+            tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            problems = [row[0] for row in db.execute("PRAGMA quick_check(3)")]
+            if problems == ["ok"]:
+                check_schema(db, path, writer=False)
+        finally:
+            db.close()
+    except (NotTutorDatabase, StoreTooNew, StoreOutdated, StoreDamaged) as exc:
+        return CheckResult(name="database", ok=False, detail=str(exc))
     except sqlite3.DatabaseError as exc:
         if not os.access(path, os.R_OK) or "unable to open" in str(exc):
             return CheckResult(

@@ -13,6 +13,7 @@ Example ``.env``::
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
 from pathlib import Path
 from typing import Final, Literal
@@ -52,9 +53,60 @@ class SandboxEndpoint(BaseModel):
     url: str | None = None
 
 
+ENV_FILE: Final = Path(".env")
+"""The settings file every ``TUTOR_*`` settings class reads, relative to the working
+directory (after the environment, which wins)."""
+
+
+class EnvFileError(ValueError):
+    """The ``.env`` file exists but cannot be used: unreadable, not UTF-8, or a line that is
+    not ``NAME=value``. The message names the file and the place (byte or line)."""
+
+
+def check_env_file(path: Path = ENV_FILE) -> None:
+    """Refuse a ``.env`` that the settings classes would crash on or silently misread.
+
+    pydantic-settings reads the file with python-dotenv, which raises a bare
+    :class:`UnicodeDecodeError` on a byte that is not UTF-8 and only logs (then skips) a line
+    it cannot parse. The CLI calls this before any command reads settings, so each of those
+    becomes one sentence and exit status 2. A missing file (or a directory, which
+    pydantic-settings ignores too) is fine: the defaults and the environment apply.
+
+    Args:
+        path: the file, by default :data:`ENV_FILE` (``.env`` in the working directory).
+
+    Raises:
+        EnvFileError: e.g. ``.env: not UTF-8 (byte 0xff at position 0)``, ``.env: line 3
+            is not NAME=value: 'this is bad'``, ``.env: cannot be read (Permission denied)``.
+    """
+    from dotenv.parser import parse_stream  # python-dotenv: pydantic-settings' own parser
+
+    if not path.is_file():
+        return
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise EnvFileError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EnvFileError(
+            f"{path}: not UTF-8 (byte 0x{raw[exc.start]:02x} at position {exc.start}); "
+            "save it as UTF-8"
+        ) from None
+    for binding in parse_stream(io.StringIO(text)):
+        if binding.error:
+            line = binding.original.string.strip()
+            shown = repr(line if len(line) <= 40 else line[:37] + "...")
+            raise EnvFileError(
+                f"{path}: line {binding.original.line} is not NAME=value: {shown} "
+                "(a value with spaces or # needs quotes)"
+            )
+
+
 _TUTOR_ENV: Final = SettingsConfigDict(
     env_prefix="TUTOR_",
-    env_file=".env",
+    env_file=ENV_FILE,
     env_file_encoding="utf-8",
     # The sandbox service reads its own TUTOR_SANDBOX_* variables from the same .env.
     extra="ignore",
@@ -72,9 +124,10 @@ class TutorSettings(BaseSettings):
         discord_token: the bot token; required by ``tutor bot``, never logged or shown.
         dev_guild_id: when set, ``tutor bot --sync`` syncs commands to this guild only
             (instant) instead of globally (Discord may take up to an hour to propagate).
-        database_path: the SQLite file of the progress store. Its directory must exist,
-            except the default ``data/`` (created on first use): a mistyped path is refused
-            rather than answered with a fresh, empty database elsewhere.
+        database_path: the SQLite file of the progress store (a directory is refused,
+            naming it). Its directory must exist, except the default ``data/`` (created on
+            first use): a mistyped path is refused rather than answered with a fresh, empty
+            database elsewhere.
         sandbox_address: where the sandbox worker listens: ``local`` (the default: start
             one as a child process, which needs torch in this Python), ``unix:/path/to.sock``
             or ``http://host:port``; several running workers separated by commas share the
@@ -83,7 +136,7 @@ class TutorSettings(BaseSettings):
         sandbox_startup_timeout_s: how long a ``local`` worker may take to start (it
             imports torch and forks its first jail), in seconds.
         content_dir: the directory of question packs (``*.yaml``).
-        log_level: the root log level.
+        log_level: the root log level, in any case (``debug`` is ``DEBUG``).
         drop_grace_minutes: a daily drop missed during downtime is still posted (late) when
             the bot is back within this many minutes of its scheduled time; later it is
             skipped and logged.
@@ -128,6 +181,11 @@ class TutorSettings(BaseSettings):
     @field_validator("database_path")
     @classmethod
     def _database_directory_exists(cls, value: Path) -> Path:
+        if value.is_dir():
+            raise ValueError(
+                f"{value} is a directory, not a progress database: give a file path "
+                f"such as {value / 'tutor.db'}"
+            )
         if value == DEFAULT_DATABASE_PATH or str(value) == ":memory:" or value.parent.is_dir():
             return value
         raise ValueError(
@@ -135,6 +193,12 @@ class TutorSettings(BaseSettings):
             f"(only the default {DEFAULT_DATABASE_PATH.parent}/ is created, so a mistyped "
             "path never starts a fresh, empty database)"
         )
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _log_level_any_case(cls, value: object) -> object:
+        # TUTOR_LOG_LEVEL=debug means DEBUG, as logging's own names are case-blind to users.
+        return value.strip().upper() if isinstance(value, str) else value
 
     @field_validator("sandbox_address")
     @classmethod

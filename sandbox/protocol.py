@@ -460,6 +460,9 @@ class JobOutcome(BaseModel):
         timed_out: the wall-clock limit was reached and the job was killed.
         memory_exceeded: the kernel killed a process of the job for memory (cgroup OOM).
         cpu_exceeded: a process used up its CPU-time limit.
+        file_limit_mib: when a process wrote a file past the file-size limit
+            (RLIMIT_FSIZE, the size of the job's tmpfs, ``TUTOR_SANDBOX_TMP_MIB``) and was
+            stopped by SIGXFSZ: that limit in MiB, to quote it; None when not hit.
         pids_exceeded: the job tried to have more than ``limits.pids`` tasks at once.
         output_truncated: a stream went past ``limits.output_bytes``; the job was stopped.
         duration_ms: wall time from the code's start to the job's end, milliseconds.
@@ -476,6 +479,7 @@ class JobOutcome(BaseModel):
     timed_out: bool = False
     memory_exceeded: bool = False
     cpu_exceeded: bool = False
+    file_limit_mib: int | None = Field(None, ge=1)
     pids_exceeded: bool = False
     output_truncated: bool = False
     duration_ms: float = 0.0
@@ -592,7 +596,7 @@ def describe_outcome(outcome: JobOutcome, limits: Limits) -> str:
     """The one human status line for an outcome; the only place outcomes become words.
 
     The most telling cause wins: worker error, wall time, memory, CPU time, output cap,
-    signal, then the exit status. A process limit that was hit is appended as a note.
+    file size, signal, then the exit status. A process limit that was hit is appended as a note.
 
     Args:
         outcome: what the worker observed.
@@ -600,8 +604,9 @@ def describe_outcome(outcome: JobOutcome, limits: Limits) -> str:
 
     Returns:
         e.g. ``"timed out after 5 s"``, ``"ran out of memory (limit 512 MiB)"``,
-        ``"killed by SIGSEGV"``, ``"exit 1"``, ``"stopped: hit the limit of 32 processes
-        (the snippet's own exit status was 0)"``. A process limit that was hit never reads
+        ``"stopped: wrote a file past the file-size limit (16 MiB)"``, ``"killed by
+        SIGSEGV"``, ``"exit 1"``, ``"stopped: hit the limit of 32 processes (the snippet's
+        own exit status was 0)"``. A process limit that was hit never reads
         as ``exit 0``: the run did not end as the snippet meant (``tutor sandbox run``
         exits 9), whatever status its main process returned.
     """
@@ -626,6 +631,8 @@ def describe_outcome(outcome: JobOutcome, limits: Limits) -> str:
         words = f"used up its CPU time (limit {_seconds(limits.cpu_s)})"
     elif outcome.output_truncated:
         words = f"stopped: printed more than {_bytes(limits.output_bytes)}"
+    elif outcome.file_limit_mib is not None:
+        words = f"stopped: wrote a file past the file-size limit ({outcome.file_limit_mib} MiB)"
     elif outcome.signal is not None:
         words = f"killed by {signal_name(outcome.signal)}"
     else:

@@ -205,7 +205,9 @@ async def serve(
     Args:
         worker: a started worker.
         max_request_bytes: request body limit in bytes.
-        unix: a Unix socket path (created with mode 0660); when None, TCP on host:port.
+        unix: a Unix socket path (created with mode 0660) in an existing directory (none
+            is created: ``tutor sandbox serve`` refuses a missing one); when None, TCP on
+            host:port.
         host: TCP address; the default listens on loopback only.
         port: TCP port.
         stop: set it to stop serving (tests); signals also stop.
@@ -216,7 +218,6 @@ async def serve(
     pictures.warm_up()
     site: web.BaseSite
     if unix is not None:
-        unix.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             unix.unlink()  # noqa: ASYNC240 - local file op, microseconds
         site = web.UnixSite(runner, str(unix))

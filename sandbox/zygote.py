@@ -761,6 +761,9 @@ class Spare:
         sel.close()
         stats = self.cgroup.stats() if self.cgroup is not None else None
         signum = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        file_limit = os.WIFEXITED(status) and os.WEXITSTATUS(status) == EXIT_FILE_LIMIT
+        if file_limit:  # stopped by _stop_at_file_limit: reported as the signal it stands for
+            signum = signal.SIGXFSZ
         cpu_used = usage.ru_utime + usage.ru_stime
         memory_exceeded = bool(stats and stats.oom_kills)
         cpu_exceeded = signum == signal.SIGXCPU or (
@@ -771,11 +774,12 @@ class Spare:
         outcome = JobOutcome(
             stdout=bytes(bufs[self.out_r][:cap]).decode("utf-8", "replace"),
             stderr=bytes(bufs[self.err_r][:cap]).decode("utf-8", "replace"),
-            exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+            exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) and not file_limit else None,
             signal=None if (timed_out or truncated) and signum == signal.SIGKILL else signum,
             timed_out=timed_out,
             memory_exceeded=memory_exceeded,
             cpu_exceeded=cpu_exceeded,
+            file_limit_mib=self.cfg.tmp_mib if signum == signal.SIGXFSZ else None,
             pids_exceeded=bool(stats and stats.pids_max_hits),
             output_truncated=truncated,
             duration_ms=round((end - start) * 1000, 3),
@@ -1109,6 +1113,7 @@ def run_code(source: str, cpu_s: float, env: dict[str, str], graph_fd: int | Non
     os.environ.update(env)
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM):
         signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGXFSZ, _stop_at_file_limit)
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
     sys.stdout = io.TextIOWrapper(
         io.FileIO(1, "w", closefd=False),
@@ -1160,6 +1165,26 @@ def run_code(source: str, cpu_s: float, env: dict[str, str], graph_fd: int | Non
         with contextlib.suppress(BaseException):
             stream.flush()
     return status
+
+
+EXIT_FILE_LIMIT: Final = 128 + signal.SIGXFSZ
+"""The job's exit status after it wrote past RLIMIT_FSIZE (153, the shell's code for "killed
+by SIGXFSZ"): the supervisor reports it as that signal with the limit named
+(:attr:`JobOutcome.file_limit_mib`). A snippet that exits 153 itself reads the same."""
+
+
+def _stop_at_file_limit(signum: int, frame: object) -> None:
+    """SIGXFSZ handler of a job: stop it as the signal's default action would.
+
+    Python ignores SIGXFSZ (a write past the limit only raises ``[Errno 27] File too
+    large``), and the job is its pid namespace's init, for which the kernel drops a signal
+    left at its default action; so the job exits with :data:`EXIT_FILE_LIMIT` instead, after
+    flushing what it printed.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+    os._exit(EXIT_FILE_LIMIT)
 
 
 def _exit_status(exc: SystemExit) -> int:

@@ -24,6 +24,7 @@ from bot.health import (
     heartbeat_path,
     read_heartbeat,
 )
+from bot.progress.store import ProgressStore
 from bot.settings import TutorSettings
 from sandbox.protocol import Health, Limits
 from tests.conftest import ROOT
@@ -50,10 +51,63 @@ def test_the_database_check_fails_without_the_file(tmp_path: Path) -> None:
     assert not (tmp_path / "tutor.db").exists()
 
 
+def _tutor_database(path: Path) -> Path:
+    """A progress database as the bot leaves it (every migration applied)."""
+
+    async def create() -> None:
+        async with ProgressStore(path):
+            pass
+
+    asyncio.run(create())
+    return path
+
+
 def test_the_database_check_passes_on_a_readable_database(tmp_path: Path) -> None:
-    with sqlite3.connect(tmp_path / "tutor.db") as conn:
-        conn.execute("CREATE TABLE t (x)")
+    _tutor_database(tmp_path / "tutor.db")
     assert check_database(_settings(tmp_path)).ok
+
+
+def test_the_database_check_fails_on_another_apps_database_without_writing(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "tutor.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE foo (x)")
+    conn.close()
+    before = path.read_bytes()
+    result = check_database(_settings(tmp_path))
+    assert (result.ok, path.read_bytes()) == (False, before)
+    assert "is not an autograd-tutor database (it has tables foo)" in result.detail
+
+
+def test_the_database_check_fails_on_a_database_of_a_newer_version(tmp_path: Path) -> None:
+    path = _tutor_database(tmp_path / "tutor.db")
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
+            "VALUES ('autograd_tutor.progress', '0099_future', '2030-01-01')"
+        )
+    conn.close()
+    result = check_database(_settings(tmp_path))
+    assert not result.ok
+    assert "written by a newer version of autograd-tutor" in result.detail
+
+
+def test_the_database_check_fails_on_a_damaged_database(tmp_path: Path) -> None:
+    path = _tutor_database(tmp_path / "tutor.db")
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP TABLE review_cards")
+    conn.close()
+    result = check_database(_settings(tmp_path))
+    assert not result.ok
+    assert "damaged or incomplete (missing review_cards)" in result.detail
+
+
+def test_the_database_check_fails_on_an_empty_file_calling_it_new(tmp_path: Path) -> None:
+    (tmp_path / "tutor.db").touch()
+    result = check_database(_settings(tmp_path))
+    assert (result.ok, (tmp_path / "tutor.db").stat().st_size) == (False, 0)
+    assert "is an empty, new database" in result.detail
 
 
 def _corrupt_database(path: Path) -> None:
@@ -251,8 +305,7 @@ def test_tutor_health_exits_0_when_every_check_passes(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("TUTOR_DATABASE_PATH", str(tmp_path / "tutor.db"))
-    with sqlite3.connect(tmp_path / "tutor.db") as conn:
-        conn.execute("CREATE TABLE t (x)")
+    _tutor_database(tmp_path / "tutor.db")
     settings = _settings(tmp_path)
     _writer(settings, True, datetime.now(UTC)).beat()
     assert main(["health", "--check", "database", "--check", "heartbeat"]) == 0

@@ -134,3 +134,9 @@ def test_tutor_health_names_a_database_path_in_a_missing_directory_with_exit_2(
     monkeypatch.setenv("TUTOR_DATABASE_PATH", str(tmp_path / "typo" / "tutor.db"))
     assert main(["health", "--check", "database"]) == 2
     assert capsys.readouterr().err.startswith("tutor health: TUTOR_DATABASE_PATH: ")
+
+
+@pytest.mark.parametrize("typed", ["debug", "Debug", " DEBUG "])
+def test_the_log_level_is_accepted_in_any_case(typed: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TUTOR_LOG_LEVEL", typed)
+    assert _settings().log_level == "DEBUG"

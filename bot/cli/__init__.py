@@ -69,13 +69,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Returns:
         The exit status: 0 on success, 1 when the command found problems, 2 on bad usage
-        (argparse prints the subcommand's usage: ``tutor play --bogus`` shows play's).
+        (argparse prints the subcommand's usage: ``tutor play --bogus`` shows play's) or
+        a ``.env`` that cannot be used (:func:`bot.settings.check_env_file`).
     """
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:
         args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
     tolerant_stdin(sys.stdin)
+    from bot.settings import EnvFileError, check_env_file
+
+    try:
+        check_env_file()  # every command reads settings from it (sandbox's too)
+    except EnvFileError as exc:
+        print(f"tutor {args.command}: {exc}", file=sys.stderr)
+        return 2
     try:
         return int(args.handler(args))
     except KeyboardInterrupt:

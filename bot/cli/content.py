@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.content.loader import Bank, ContentErrors, load_bank, schema_json
-from bot.content.models import Item
+from bot.content.models import Item, canonical_item_id
 from bot.content.verify import SandboxRunner, SubprocessRunner, VerifyResult, verify_items
 from bot.grading import Grader
 from bot.grading.evaluation import EvalReport, MarkedFileError, evaluate, load_marked
@@ -90,7 +90,13 @@ def register(sub: Any) -> None:
         "verify", help="run every snippet and compare with expected_output; exit 1 on mismatch"
     )
     verify.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=PATHS_HELP)
-    verify.add_argument("--item", action="append", default=[], help="only these item ids")
+    verify.add_argument(
+        "--item",
+        action="append",
+        default=[],
+        type=canonical_item_id,
+        help="only these item ids (any case)",
+    )
     verify.add_argument(
         "--python",
         default=None,
@@ -112,7 +118,13 @@ def register(sub: Any) -> None:
         "agreement, on an incorrect sample graded correct, or an answer key not graded correct",
     )
     test.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=PATHS_HELP)
-    test.add_argument("--item", action="append", default=[], help="only these item ids")
+    test.add_argument(
+        "--item",
+        action="append",
+        default=[],
+        type=canonical_item_id,
+        help="only these item ids (any case)",
+    )
     test.add_argument(
         "--min-accuracy",
         type=float,
@@ -134,7 +146,13 @@ def register(sub: Any) -> None:
         "--content", action="append", type=Path, default=None, metavar="PATH",
         help=PATHS_HELP,
     )  # fmt: skip
-    evaluate.add_argument("--item", action="append", default=[], help="only these item ids")
+    evaluate.add_argument(
+        "--item",
+        action="append",
+        default=[],
+        type=canonical_item_id,
+        help="only these item ids (any case)",
+    )
     evaluate.add_argument(
         "--numbers-only",
         action="store_true",

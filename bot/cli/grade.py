@@ -17,25 +17,34 @@ Errors: ``blank_line`` (nothing on the line), ``invalid_json``, ``invalid_reques
 (missing/ill-typed fields), ``unknown_item``, ``empty_answer`` (a text that is empty after
 normalisation: blank, or only markup such as a lone code fence; ``--text`` and ``tutor play``
 and Discord refuse it with the same words), ``answer_too_long`` (over 4,000 characters). Bytes
-that are not UTF-8 read as U+FFFD. Exit status: 0 when every line was graded, 1 when any
-line gave an error object (or the content is invalid), 2 on bad usage.
+that are not UTF-8 read as U+FFFD inside a JSON string; a line that is not JSON because of
+them is an ``invalid_json`` whose message says ``not UTF-8 (byte 0xff at position 0)``.
+Exit status: 0 when every line was graded, 1 when any line gave an error object (or the
+content is invalid), 2 on bad usage.
 
 ``tutor grade ITEM --text "..." [--verdict true|false]`` grades one answer and prints the
 feedback a learner would see, as plain terminal text (``tutor play``'s words, without the
-Discord markdown), then the grade's numbers.
+Discord markdown), then the grade's numbers. A ``--verdict`` given for an item that is not
+true/false is ignored with a note on stderr (those items have no verdict buttons).
+
+Item ids are accepted in any case (``se1``, ``item_id: "tf3"``:
+:func:`bot.content.models.canonical_item_id`); the output carries the canonical ``SE1``.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.cli.content import PATHS_HELP, configured_content, load_bank_or_report
+from bot.content.models import Kind, canonical_item_id
 from bot.grading import (
     AnswerTooLong,
     EmptyAnswer,
@@ -104,10 +113,18 @@ def register(sub: Any) -> None:
     grade = sub.add_parser(
         "grade", help="grade answers: --jsonl on stdin/stdout, or one ITEM --text"
     )
-    grade.add_argument("item", nargs="?", help="item id, to grade one answer given by --text")
+    grade.add_argument(
+        "item",
+        nargs="?",
+        type=canonical_item_id,
+        help="item id (any case: se1 is SE1), to grade one answer given by --text",
+    )
     grade.add_argument("--text", help="the answer to grade (with ITEM)")
     grade.add_argument(
-        "--verdict", choices=["true", "false"], help="the true/false button pressed (with ITEM)"
+        "--verdict",
+        choices=["true", "false"],
+        help="the true/false button pressed (with a true/false ITEM; ignored, with a note on "
+        "stderr, for other kinds)",
     )
     grade.add_argument(
         "--jsonl", action="store_true", help="read JSON lines on stdin, write results as JSON"
@@ -140,13 +157,19 @@ def _json_kind(value: object) -> str:
     return "a number"
 
 
-def grade_line(grader: Grader, number: int, raw: str) -> GradedLine | GradeLineError:
+def grade_line(
+    grader: Grader, number: int, raw: str, *, not_utf8: str | None = None
+) -> GradedLine | GradeLineError:
     """Grade one input line of ``tutor grade --jsonl``.
 
     Args:
         grader: the grader over the bank.
         number: the line's 1-based number, copied into the output.
-        raw: the line as read (a JSON object, see :class:`GradeRequest`).
+        raw: the line as read (a JSON object, see :class:`GradeRequest`), bytes that are
+            not UTF-8 already replaced by U+FFFD.
+        not_utf8: where the line's first byte that is not UTF-8 was (``byte 0xff at
+            position 0``), None when it was all UTF-8: a line that is then not JSON is
+            reported as "not UTF-8", its actual fault.
 
     Returns:
         The result, or the error object saying what was wrong with the line.
@@ -156,6 +179,9 @@ def grade_line(grader: Grader, number: int, raw: str) -> GradedLine | GradeLineE
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
+        if not_utf8 is not None:
+            message = f"not UTF-8 ({not_utf8}): a JSON line is UTF-8 text"
+            return _error(number, None, "invalid_json", message)
         return _error(number, None, "invalid_json", f"not JSON: {exc.msg}")
     if not isinstance(data, dict):
         message = f"each line must be a JSON object, not {_json_kind(data)}"
@@ -172,7 +198,8 @@ def grade_line(grader: Grader, number: int, raw: str) -> GradedLine | GradeLineE
         where = ".".join(str(p) for p in first["loc"]) or "line"
         return _error(number, item_id, "invalid_request", f"{where}: {first['msg']}")
     try:
-        response = grader.response(request.item_id[:16], request.verdict, request.text)
+        item_id = canonical_item_id(request.item_id[:16])
+        response = grader.response(item_id, request.verdict, request.text)
         result = grader.grade(response)
     except UnknownItem as exc:
         return _error(number, exc.item_id, "unknown_item", str(exc))
@@ -183,12 +210,23 @@ def grade_line(grader: Grader, number: int, raw: str) -> GradedLine | GradeLineE
     return GradedLine(**result.model_dump(), line=number)
 
 
-def grade_lines(grader: Grader, lines: TextIO, out: TextIO) -> int:
+def _decode(raw: bytes) -> tuple[str, str | None]:
+    """A line's bytes as text (bad bytes as U+FFFD) and where its first bad byte was."""
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        where = f"byte 0x{raw[exc.start]:02x} at position {exc.start}"
+        return raw.decode("utf-8", errors="replace"), where
+
+
+def grade_lines(grader: Grader, lines: Iterable[str | bytes], out: TextIO) -> int:
     """Grade every JSON line of ``lines``, writing exactly one JSON line per input line.
 
     Args:
         grader: the grader over the bank.
-        lines: JSON lines, one answer each (:class:`GradeRequest`).
+        lines: JSON lines, one answer each (:class:`GradeRequest`): text, or bytes (stdin's
+            buffer) decoded here as UTF-8, so a line that is neither UTF-8 nor JSON is
+            reported as "not UTF-8" while a bad byte inside a JSON string reads as U+FFFD.
         out: where :class:`GradedLine` and :class:`GradeLineError` lines go, in input
             order, each flushed as written.
 
@@ -197,7 +235,11 @@ def grade_lines(grader: Grader, lines: TextIO, out: TextIO) -> int:
     """
     errors = 0
     for number, raw in enumerate(lines, start=1):
-        row = grade_line(grader, number, raw)
+        if isinstance(raw, bytes):
+            text, not_utf8 = _decode(raw)
+        else:
+            text, not_utf8 = raw, None
+        row = grade_line(grader, number, text, not_utf8=not_utf8)
         errors += isinstance(row, GradeLineError)
         print(row.model_dump_json(), file=out, flush=True)
     return errors
@@ -216,7 +258,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-        return 1 if grade_lines(grader, sys.stdin, sys.stdout) else 0
+        # The bytes, when stdin has them: a line's UTF-8 fault is then named as such.
+        source = sys.stdin.buffer if isinstance(sys.stdin, io.TextIOWrapper) else sys.stdin
+        return 1 if grade_lines(grader, source, sys.stdout) else 0
     if not args.item or args.text is None:
         print("tutor grade: give --jsonl, or an ITEM and its --text", file=sys.stderr)
         return 2
@@ -226,6 +270,14 @@ def cmd_grade(args: argparse.Namespace) -> int:
     except GradingError as exc:
         print(f"tutor grade: {exc}", file=sys.stderr)
         return 2
+    kind = grader.item(args.item).kind
+    if verdict is not None and kind is not Kind.TRUE_FALSE:
+        print(
+            f"tutor grade: --verdict {args.verdict} ignored: {args.item} is a "
+            f"{kind.value.replace('_', '-')} item, and only true/false items have a verdict "
+            "(the answer text is graded alone, as in tutor play and Discord)",
+            file=sys.stderr,
+        )
     result = grader.grade(response)
     print(render_feedback(result, grader.item(args.item), flavour="plain"))
     print(

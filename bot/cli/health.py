@@ -15,12 +15,30 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import sys
 from typing import Any
 
 from pydantic import ValidationError
 
 from bot.settings import TutorSettings
+
+
+def _positive_seconds(text: str) -> float:
+    """argparse type of ``--max-age``: a finite number of seconds above 0.
+
+    Raises:
+        argparse.ArgumentTypeError: ``-1``, ``0``, ``nan``, ``inf`` or no number, named.
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(
+            f"{text} is not a positive number of seconds (the heartbeat's oldest age, e.g. 90)"
+        )
+    return value
 
 
 def register(sub: Any) -> None:
@@ -45,7 +63,7 @@ def register(sub: Any) -> None:
     )
     health.add_argument(
         "--max-age",
-        type=float,
+        type=_positive_seconds,
         default=HEARTBEAT_MAX_AGE_S,
         metavar="SECONDS",
         help="oldest acceptable heartbeat and gateway connection (default: %(default)g)",

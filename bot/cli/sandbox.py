@@ -182,7 +182,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Start the worker and serve HTTP until interrupted.
 
     Exit status: 0 after a clean stop, 1 when the worker could not start, 2 on a bad
-    ``TUTOR_SANDBOX_*`` value or flag (one line each, naming it).
+    ``TUTOR_SANDBOX_*`` value or flag (one line each, naming it) or a ``--unix`` path whose
+    directory is missing (:func:`unix_socket_problem`; checked before the worker starts).
     """
     from sandbox.cache import FileResultCache, MemoryResultCache, ResultCache
     from sandbox.errors import SandboxError
@@ -194,6 +195,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         settings = _settings(args)
     except SandboxSettingsError as exc:
         return _print_problems(exc)
+    if args.unix is not None and (problem := unix_socket_problem(args.unix)):
+        print(f"tutor sandbox serve: --unix {args.unix}: {problem}", file=sys.stderr)
+        return 2
     cache: ResultCache = (
         FileResultCache(settings.cache_path) if settings.cache_path else MemoryResultCache()
     )
@@ -216,6 +220,29 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"sandbox: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def unix_socket_problem(path: Path) -> str | None:
+    """Why ``--unix path`` cannot be served on, or None when its directory exists.
+
+    A missing directory is refused rather than created (as ``--db``, ``--graph-png`` and
+    ``tutor play``'s ``graph DIR`` do), so a mistyped path never creates directories such
+    as ``/nonexistent/`` nor a socket the bot is not looking at.
+
+    Args:
+        path: the socket path given to ``tutor sandbox serve --unix``.
+
+    Returns:
+        One clause (``the directory '/x' does not exist: ...``), or None.
+    """
+    if path.is_dir():
+        return "is a directory: give the socket's file path, e.g. /run/sandbox/sandbox.sock"
+    if not path.parent.is_dir():
+        return (
+            f"the directory {str(path.parent)!r} does not exist: create it or fix the path "
+            "(no directory is created for the socket)"
+        )
+    return None
 
 
 def cmd_run(args: argparse.Namespace) -> int:

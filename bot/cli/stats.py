@@ -2,7 +2,8 @@
 
 ``tutor stats --learner ID [--guild ID] --json`` prints :class:`LearnerStats` as JSON (the
 contract for tools); without ``--json`` a short text summary. The database is
-``--db PATH``, else ``TUTOR_DATABASE_PATH``, else ``data/tutor.db``; a missing file is an
+``--db PATH``, else ``TUTOR_DATABASE_PATH`` (environment, then ``.env``, as for every
+command), else ``data/tutor.db``, and stderr names the file read; a missing file is an
 error (reading stats never creates a database), and the file is opened read-only: a
 copy or a read-only mount of a server's database can be read. The store is imported only when the
 command runs, so other ``tutor`` commands never load sqlite-utils.
@@ -38,7 +39,13 @@ def _snowflake(text: str) -> int:
 def register(sub: Any) -> None:
     """Add ``tutor stats`` to the CLI."""
     stats = sub.add_parser("stats", help="print a learner's progress (accuracy, streaks, ...)")
-    stats.add_argument("--learner", type=_snowflake, required=True, metavar="ID")
+    stats.add_argument(
+        "--learner",
+        type=_snowflake,
+        required=True,
+        metavar="ID",
+        help="the learner's Discord user id (tutor play records as TUTOR_PLAY_LEARNER_ID, 1)",
+    )
     stats.add_argument(
         "--guild", type=_snowflake, default=None, metavar="ID", help="only this guild"
     )
@@ -130,6 +137,15 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.db is not None:
         settings = settings.model_copy(update={"database_path": args.db})
     path = settings.database_path
+    source = (
+        "--db"
+        if args.db is not None
+        else "TUTOR_DATABASE_PATH"
+        if "database_path" in settings.model_fields_set
+        else "the default"
+    )
+    # stderr: stdout stays the JSON contract; a user sees which file was read.
+    print(f"tutor stats: database {path} (from {source})", file=sys.stderr)
     if path.is_dir():
         print(f"{path} is a directory, not a progress database (pass --db FILE)", file=sys.stderr)
         return 1
@@ -139,8 +155,13 @@ def cmd_stats(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    from bot.progress.schema import NotTutorDatabase, StoreDamaged, StoreOutdated, StoreTooNew
+
     try:
         stats = asyncio.run(_read(settings, args.learner, args.guild))
+    except (NotTutorDatabase, StoreTooNew, StoreOutdated, StoreDamaged) as exc:
+        print(f"tutor stats: {exc}", file=sys.stderr)  # it names the file and what to do
+        return 1
     except sqlite3.Error as exc:
         from bot.progress.db import describe_open_error
 

@@ -69,6 +69,23 @@ class Kind(StrEnum):
     EDGE_CASE = "edge_case"
 
 
+def canonical_item_id(typed: str) -> str:
+    """The canonical form of an item id a user typed: surrounding spaces dropped, upper case.
+
+    Ids are upper case by definition (:attr:`Item.id`'s pattern ``TF3``, ``WHY12``), so
+    every front end where a user types one (``tutor grade ITEM`` and ``--jsonl``'s
+    ``item_id``, ``tutor content ... --item``, ``tutor play``'s ``item``) accepts ``tf3``
+    and ``Se1`` through this one function and shows the canonical id in its output.
+
+    Args:
+        typed: the id as typed, e.g. ``" se1"``.
+
+    Returns:
+        ``"SE1"``; text that is no id stays no id (the caller reports it as unknown).
+    """
+    return typed.strip().upper()
+
+
 ID_PREFIX: dict[Kind, str] = {
     Kind.TRUE_FALSE: "TF",
     Kind.SPOT_THE_ERROR: "SE",

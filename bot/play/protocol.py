@@ -46,7 +46,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from bot.content.models import Kind, Label
+from bot.content.models import Kind, Label, canonical_item_id
 from bot.grading.models import MAX_ANSWER_CHARS, GradeResult
 from bot.progress.models import LearnerStats
 
@@ -275,7 +275,7 @@ def parse_line(line: str) -> Command | None:
     if word == "item":
         if not rest or " " in rest or len(rest) > 16:
             raise ProtocolError("bad_argument", "item takes one item id, e.g. `item TF3`")
-        return AskItem(item_id=rest.upper())
+        return AskItem(item_id=canonical_item_id(rest))
     if word == "verdict":
         return SetVerdict(verdict=parse_verdict(rest))
     if word == "answer":
@@ -346,6 +346,9 @@ class Question(_Event):
         review_left: for review questions, how many more are queued after this one
             (questions answered or skipped in this session's review are not counted: they
             are not served again until the next session).
+        matching: for quiz questions, how many bank items match the quiz's filters; 1
+            means asking again with the same filters serves this item again (the heading
+            and the "another like this" choice say so).
     """
 
     event: Literal["question"] = "question"
@@ -357,6 +360,7 @@ class Question(_Event):
     needs_verdict: bool
     source: Literal["quiz", "item", "review"]
     review_left: int | None = None
+    matching: int | None = Field(None, ge=1)
 
 
 class HintShown(_Event):

@@ -81,11 +81,14 @@ def output_caption(event: Revealed) -> str:
 
 
 def question_heading(event: Question) -> str:
-    """``TF3 · true/false · difficulty 1 · grad-accumulation, backward`` (plus review info)."""
+    """``TF3 · true/false · difficulty 1 · grad-accumulation, backward`` (plus review info,
+    or ``the only item matching these filters`` when another quiz would serve it again)."""
     parts = [event.item_id, KIND_NAMES[event.kind], f"difficulty {event.difficulty}"]
     parts.append(", ".join(event.tags))
     if event.source == "review":
         parts.append(f"review, {event.review_left} more queued")
+    if event.source == "quiz" and event.matching == 1:
+        parts.append("the only item matching these filters")
     return " · ".join(parts)
 
 

@@ -247,7 +247,13 @@ class PlaySession:
             "question_open", f"{item_id} is still open: answer it, or {self.words.skip} it first"
         )
 
-    def _ask(self, item: Item, source: str, review_left: int | None = None) -> list[Event]:
+    def _ask(
+        self,
+        item: Item,
+        source: str,
+        review_left: int | None = None,
+        matching: int | None = None,
+    ) -> list[Event]:
         self.open = OpenQuestion(
             item=item, key=str(uuid.uuid4()), asked_at=time.monotonic(), review=source == "review"
         )
@@ -261,6 +267,7 @@ class PlaySession:
                 "needs_verdict": item.kind is Kind.TRUE_FALSE,
                 "source": source,
                 "review_left": review_left,
+                "matching": matching,
             }
         )
         return [question]
@@ -284,7 +291,8 @@ class PlaySession:
                 f"{k}={v}" for k, v in command.model_dump(exclude={"command"}).items() if v
             )
             return _error("no_match", f"no item matches {asked}; drop a filter")
-        return self._ask(item, "quiz")
+        matching = len(quiz.matching_items(self.services.bank, filters))
+        return self._ask(item, "quiz", matching=matching)
 
     def _ask_item(self, item_id: str) -> list[Event]:
         if busy := self._busy():

@@ -160,10 +160,13 @@ class TerminalFrontEnd:
         self.console = console
         self.stdin = stdin
         self.last_quiz = QuizCommand()
+        self.last_question: Question | None = None
 
     def _do(self, command: Command) -> list[Event]:
         events = self.context.run(self.session.handle(command))
         for event in events:
+            if isinstance(event, Question):
+                self.last_question = event
             self.console.print(render_rich(event))
         return events
 
@@ -345,10 +348,19 @@ class TerminalFrontEnd:
                 self._do(Skip())
             else:
                 self._do(Answer(text=answer))
+        last = self.last_question
+        only = not review and last is not None and last.source == "quiz" and last.matching == 1
         again = (
             MenuOption(key="r", word="next", label="next review")
             if review
-            else MenuOption(key="a", word="another", label="another like this")
+            else MenuOption(
+                key="a",
+                word="another",
+                # The filters match one item: "another" would silently serve it again.
+                label=f"{last.item_id} again (the only match)"
+                if only and last is not None
+                else "another like this",
+            )
         )
         # The main menu's keys work here too (README), after the one offered for Enter.
         options = (again, *[o for o in MAIN_MENU if o.key != again.key])

@@ -341,12 +341,18 @@ def check_schema(db: Database, path: Path | str, *, writer: bool) -> None:
     if not applied:
         if writer and recorded == 0 and set(tables) <= {Migrations.migrations_table}:
             return  # a new database: the writer creates our tables
+        if not tables:  # a reader (a writer took it above): nothing recorded yet, not damage
+            raise NotTutorDatabase(
+                f"{path} is an empty, new database: no answer has been recorded in it yet "
+                "(the bot or tutor play creates its tables on first use); nothing was "
+                "written to it: check --db or TUTOR_DATABASE_PATH if you expected progress"
+            )
         shown = ", ".join(_printable(name) for name in tables[:_SHOWN_TABLES])
         if len(tables) > _SHOWN_TABLES:
             shown += f" and {len(tables) - _SHOWN_TABLES} more"
-        has = f"it has tables {shown}" if tables else "it is empty: no tables"
         raise NotTutorDatabase(
-            f"{path} is not an autograd-tutor database ({has}); nothing was written to it: "
+            f"{path} is not an autograd-tutor database (it has tables {shown}); nothing was "
+            "written to it: "
             "check --db or TUTOR_DATABASE_PATH"
         )
     known = _known_names()

@@ -1,4 +1,4 @@
-"""Configuration of the progress store, from ``TUTOR_*`` environment variables.
+"""Configuration of the progress store, from ``TUTOR_*`` environment variables, then ``.env``.
 
 Built once by the composition root (``tutor bot``, ``tutor play``, ``tutor stats``) and
 passed to :meth:`bot.progress.store.ProgressStore.from_settings`; never read at import time.
@@ -28,7 +28,15 @@ class ProgressSettings(BaseSettings):
             (also survives power loss, slower) (``TUTOR_DB_SYNCHRONOUS``).
     """
 
-    model_config = SettingsConfigDict(env_prefix="TUTOR_", extra="ignore")
+    # Read like bot.settings.TutorSettings (environment, then .env), so `tutor stats` reads
+    # the database `tutor play` and the bot write (fresh6 #2: it ignored .env).
+    model_config = SettingsConfigDict(
+        env_prefix="TUTOR_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        env_ignore_empty=True,
+    )
 
     database_path: Path = Path("data/tutor.db")
     answer_retention_days: int = Field(90, ge=0, le=36500)

@@ -46,3 +46,13 @@ def test_sandbox_run_says_the_backend_flag_turned_isolation_off(tmp_path: Path) 
     assert done.returncode == 2
     assert "isolation was turned off by --backend none" in done.stderr
     assert "by configuration" not in done.stderr
+
+
+@pytest.mark.parametrize("age", ["-1", "0", "nan"])
+def test_health_refuses_a_max_age_that_is_not_positive(
+    age: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["health", "--check", "heartbeat", "--max-age", age])
+    assert exited.value.code == 2
+    assert "is not a positive number of seconds" in capsys.readouterr().err

@@ -46,3 +46,38 @@ def test_a_jsonl_line_with_only_a_code_fence_is_an_empty_answer(bank: Bank) -> N
     line = json.dumps({"item_id": "TF3", "verdict": False, "text": "```python"})
     assert grade_lines(Grader(bank), io.StringIO(line + "\n"), out) == 1
     assert json.loads(out.getvalue())["error"] == "empty_answer"
+
+
+def test_a_jsonl_item_id_in_lower_case_is_graded_under_its_canonical_id(bank: Bank) -> None:
+    out = io.StringIO()
+    line = json.dumps({"item_id": "se1", "text": "the grads double"})
+    assert grade_lines(Grader(bank), io.StringIO(line + "\n"), out) == 0
+    assert json.loads(out.getvalue())["item_id"] == "SE1"
+
+
+def test_tutor_grade_takes_an_item_id_in_any_case(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["grade", "tf3", "--verdict", "false", "--text", "grads pile up"]) == 0
+    assert "label=" in capsys.readouterr().out
+
+
+def test_a_jsonl_line_that_is_not_utf8_says_so(bank: Bank) -> None:
+    out = io.StringIO()
+    assert grade_lines(Grader(bank), [b"\xff\xfe{}\n"], out) == 1
+    row = json.loads(out.getvalue())
+    assert (row["error"], row["line"]) == ("invalid_json", 1)
+    assert row["message"].startswith("not UTF-8 (byte 0xff at position 0)")
+
+
+def test_a_bad_byte_inside_a_jsonl_string_still_grades(bank: Bank) -> None:
+    out = io.StringIO()
+    line = b'{"item_id": "TF3", "verdict": false, "text": "caf\xe9: grads pile up"}\n'
+    assert grade_lines(Grader(bank), [line], out) == 0
+    assert json.loads(out.getvalue())["item_id"] == "TF3"
+
+
+def test_a_verdict_for_an_item_without_one_is_said_to_be_ignored(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["grade", "SE1", "--verdict", "true", "--text", "the grads double"]) == 0
+    err = capsys.readouterr().err
+    assert "--verdict true ignored: SE1 is a spot-the-error item" in err

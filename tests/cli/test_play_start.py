@@ -51,3 +51,12 @@ def test_play_refuses_another_apps_database_and_adds_no_table(
     tables = conn.execute("SELECT name FROM sqlite_master").fetchall()
     conn.close()
     assert tables == [("foo",)]
+
+
+@pytest.mark.usefixtures("quiet_play")
+def test_play_calls_a_directory_given_as_db_a_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", str(CONTENT))
+    assert main(["play", "--script", "--sandbox", "off", "--db", str(tmp_path)]) == 2
+    assert f"tutor play: --db: Value error, {tmp_path} is a directory" in capsys.readouterr().err

@@ -272,7 +272,7 @@ def test_a_wal_file_that_cannot_be_read_is_named_in_a_warning(
 @pytest.mark.usefixtures("unwritable_directory")
 def test_no_warning_without_a_wal_file(db_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["stats", "--learner", str(ALICE), "--db", str(db_path)]) == 0
-    assert "warning" not in capsys.readouterr().err
+    assert "warning:" not in capsys.readouterr().err
 
 
 def test_stats_outside_the_checkout_say_why_concepts_are_missing(
@@ -287,3 +287,42 @@ def test_stats_outside_the_checkout_say_why_concepts_are_missing(
     err = capsys.readouterr().err
     assert 'no "to work on" concepts: the question bank content' in err
     assert "TUTOR_CONTENT_DIR" in err
+
+
+def test_database_path_comes_from_the_env_file(
+    db_path: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("TUTOR_DATABASE_PATH", raising=False)
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    (workdir / ".env").write_text(f"TUTOR_DATABASE_PATH={db_path}\n")
+    monkeypatch.chdir(workdir)
+    assert main(["stats", "--learner", str(ALICE), "--json"]) == 0
+    assert LearnerStats.model_validate_json(capsys.readouterr().out).attempts == 2
+
+
+def test_stats_names_the_database_file_it_read(
+    db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["stats", "--learner", str(ALICE), "--json", "--db", str(db_path)])
+    assert f"tutor stats: database {db_path} (from --db)" in capsys.readouterr().err
+
+
+def test_the_learner_option_has_a_help_text(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["stats", "--help"])
+    assert "Discord user id" in capsys.readouterr().out
+
+
+def test_an_empty_file_is_called_a_new_database_not_damage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "tutor.db"
+    empty.touch()
+    assert main(["stats", "--learner", str(ALICE), "--db", str(empty)]) == 1
+    err = capsys.readouterr().err
+    assert f"tutor stats: {empty} is an empty, new database" in err
+    assert "cannot read" not in err

@@ -182,3 +182,10 @@ def test_an_id_repeated_in_another_file_is_reported_at_both_places(
     err = capsys.readouterr().err
     assert f"{tmp_path / 'b.yaml'}:{line}:9: TF1: duplicate item id" in err
     assert f"(also at {tmp_path / 'a.yaml'}:{line}:9)" in err
+
+
+def test_content_item_filters_take_ids_in_any_case(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["content", "test", "--item", "tf3", str(CONTENT)]) != 2  # 2: unknown id
+    captured = capsys.readouterr()
+    assert "unknown item id" not in captured.err
+    assert "TF3" in captured.out

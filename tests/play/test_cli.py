@@ -242,6 +242,30 @@ def test_on_a_terminal_the_menus_take_a_learner_through_a_round(tmp_path: Path) 
     assert "streak" in terminal.screen
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="uses a Linux pseudo-terminal")
+def test_another_like_this_says_when_the_filters_match_only_one_item(tmp_path: Path) -> None:
+    from bot.content.loader import load_bank
+    from bot.content.models import Kind
+
+    bank = load_bank([CONTENT])
+    topic = next(
+        t for t in sorted(bank.tags()) if len(bank.select(kind=Kind.TRUE_FALSE, tag=t)) == 1
+    )
+    [only] = bank.select(kind=Kind.TRUE_FALSE, tag=topic)
+    terminal = Terminal(tmp_path)
+    try:
+        for prompt, keys in [("new question", ""), ("Kind", "tf"), ("Difficulty", "any"),
+                             ("Topic", topic), ("Verdict", "f"), ("Why?", "no idea")]:  # fmt: skip
+            terminal.wait_for(prompt)
+            terminal.type(keys)
+        terminal.wait_for(f"{only.id} again (the only match)")
+        terminal.type("q")
+        terminal.wait_for("Your progress")
+        assert terminal.proc.wait(timeout=60) == 0
+    finally:
+        terminal.close()
+
+
 PASTE = ("grads accumulate: every backward adds to .grad", "x.grad.zero_()", "q")
 
 

@@ -36,6 +36,7 @@ from bot.play.protocol import (
     Topics,
     TopicsShown,
 )
+from bot.play.render import question_heading
 from bot.play.session import PlaySession
 from bot.services import Services, open_services
 from sandbox.protocol import AutogradGraph
@@ -157,6 +158,30 @@ async def test_a_new_question_while_one_is_open_is_refused(session: PlaySession)
     await session.handle(AskItem(item_id="TF3"))
     error = _error(await session.handle(Quiz()))
     assert (error.code, session.open and session.open.item.id) == ("question_open", "TF3")
+
+
+def _single_match_topic(bank: Bank, kind: Kind) -> str:
+    """A tag that exactly one item of ``kind`` carries (the tester's tf + hooks)."""
+    return next(t for t in sorted(bank.tags()) if len(bank.select(kind=kind, tag=t)) == 1)
+
+
+async def test_a_quiz_whose_filters_match_one_item_says_it_is_the_only_match(
+    session: PlaySession, bank: Bank
+) -> None:
+    topic = _single_match_topic(bank, Kind.TRUE_FALSE)
+    question = _only(await session.handle(Quiz(kind=Kind.TRUE_FALSE, topic=topic)), Question)
+    assert isinstance(question, Question)
+    assert question.matching == 1
+    assert "the only item matching these filters" in question_heading(question)
+
+
+async def test_a_quiz_with_several_matches_gives_no_only_match_note(
+    session: PlaySession,
+) -> None:
+    question = _only(await session.handle(Quiz(kind=Kind.TRUE_FALSE)), Question)
+    assert isinstance(question, Question)
+    assert (question.matching or 0) > 1
+    assert "only item" not in question_heading(question)
 
 
 async def test_answering_with_no_open_question_is_refused(session: PlaySession) -> None:

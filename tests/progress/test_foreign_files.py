@@ -53,10 +53,10 @@ async def test_another_apps_database_is_refused_and_left_as_it_was(
     assert (path.read_bytes(), _schema(path)) == before
 
 
-async def test_a_reader_refuses_an_empty_file(tmp_path: Path) -> None:
+async def test_a_reader_calls_an_empty_file_a_new_database_not_damage(tmp_path: Path) -> None:
     path = tmp_path / "empty.db"
     path.touch()
-    with pytest.raises(NotTutorDatabase, match="it is empty: no tables"):
+    with pytest.raises(NotTutorDatabase, match="is an empty, new database: no answer has been"):
         await ProgressStore(path, read_only=True).open()
     assert path.stat().st_size == 0
 

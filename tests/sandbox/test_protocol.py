@@ -57,6 +57,10 @@ def test_a_request_may_ask_for_the_graph() -> None:
         (JobOutcome(output_truncated=True), "stopped: printed more than 64 KiB"),
         (JobOutcome(signal=11), "killed by SIGSEGV"),
         (
+            JobOutcome(file_limit_mib=16, signal=25),
+            "stopped: wrote a file past the file-size limit (16 MiB)",
+        ),
+        (
             JobOutcome(exit_code=1, pids_exceeded=True),
             "stopped: hit the limit of 32 processes (the snippet's own exit status was 1)",
         ),
