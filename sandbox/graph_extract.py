@@ -15,6 +15,13 @@ What becomes a node:
 * every backward node reached from them, and for each ``AccumulateGrad`` the leaf tensor
   it adds into, named when a global still names it and ``(no name)`` otherwise (the old
   leaf after ``x = x + 1``);
+* the last :data:`MAX_BACKWARD_ROOTS` root tensors of the snippet's ``backward()`` calls
+  (``Tensor.backward``, ``torch.autograd.backward``) and outputs handed to
+  ``torch.autograd.grad``, recorded while the snippet ran (:func:`start_recording`), so
+  ``(x * x).sum().backward()`` draws the graph backward walked although no global names
+  its root (not the tensors ``torch.func`` transforms wrap and differentiate internally);
+  such a root is labelled ``root of backward()`` (``root of autograd.grad()``,
+  numbered ``#1``, ``#2``... in call order when there are several) unless a global names it;
 * tensors without history that the source shows were cut from tracked tensors
   (:mod:`sandbox.graph_cuts`), with a ``cut`` edge to each tracked tensor the right-hand
   side named, and inference tensors (``is_inference()``) cut the same way.
@@ -22,7 +29,17 @@ What becomes a node:
 Tensors in scope with no history and no known cut are listed in ``untracked``, not drawn.
 
 Marking: a snippet that sets ``__graph__ = loss`` (a tensor), ``__graph__ = [a, b]`` or
-``__graph__ = {"loss": loss}`` gets only those tensors' graphs (globals still name nodes).
+``__graph__ = {"loss": loss}`` gets only those tensors' graphs (globals still name nodes;
+backward roots are not added).
+
+Recording backward roots: :func:`start_recording` installs a profile function
+(``sys.setprofile``) that notes the first argument of each outermost call of
+``torch.autograd.backward`` (which ``Tensor.backward`` calls) and ``torch.autograd.grad``.
+A profile function adds no frame to tracebacks and replaces nothing in torch, so the
+snippet's output, warnings and tracebacks are those of a run without the graph; a snippet
+that removes or replaces it (``sys.setprofile``, a profiler of its own) only loses those
+roots from its picture. Calls nested inside a running backward (a reentrant checkpoint's
+recomputation, ``autograd.grad`` inside a hook) are not roots.
 
 Hostile code runs in the same process, so the extractor only narrows what it can do: every
 tensor attribute is read through ``torch._C.TensorBase``'s own descriptors with
@@ -45,9 +62,10 @@ import signal
 import time
 import unicodedata
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any
+from typing import Any, Literal
 
 from sandbox.graph_cuts import CutHint, cut_hints
 from sandbox.protocol import (
@@ -81,6 +99,13 @@ takes a few milliseconds). The job's wall-clock limit still bounds everything.""
 HARD_STOP_S = 2.0
 """An interval timer interrupts the extraction after this many seconds whatever it is
 doing (e.g. stuck in a hostile object's code)."""
+
+MAX_BACKWARD_ROOTS = 8
+"""Root tensors of the snippet's backward calls that are kept (the last ones; a reference
+to each keeps its graph's nodes alive until the job ends)."""
+
+ROOT_LABELS = {"backward": "root of backward()", "grad": "root of autograd.grad()"}
+"""How an unnamed backward root is labelled, by the call that walked from it."""
 
 MAX_CONTAINER_ITEMS = 16
 """Items of a global list, tuple or dict that are looked at."""
@@ -122,6 +147,11 @@ class _TorchHandles:
     is_inference: Any
     variable: Any
     next_functions_py: Any
+    backward_code: Any
+    grad_code: Any
+    setprofile: Any
+    getprofile: Any
+    is_functorch_wrapped: Any
 
 
 _handles: _TorchHandles | None = None
@@ -138,6 +168,8 @@ def prepare() -> None:
     import this project's modules, and a job may replace ``torch`` attributes later.
     """
     global _handles
+    import sys
+
     import torch
 
     _builtins.update(vars(builtins))
@@ -161,6 +193,11 @@ def prepare() -> None:
         is_inference=base.__dict__["is_inference"],
         variable=accumulate.__dict__["variable"],
         next_functions_py=torch._C._FunctionBase.__dict__["next_functions"],
+        backward_code=getattr(torch.autograd.backward, "__code__", None),
+        grad_code=getattr(torch.autograd.grad, "__code__", None),
+        setprofile=sys.setprofile,
+        getprofile=sys.getprofile,
+        is_functorch_wrapped=torch._C._functorch.is_functorch_wrapped_tensor,
     )
 
 
@@ -174,6 +211,123 @@ def clean_label(text: str, limit: int = MAX_GRAPH_LABEL_CHARS) -> str:
         chars.append("?" if bad else char)
     out = "".join(chars) or "?"
     return out if len(out) <= limit else out[: limit - 1] + "…"
+
+
+# --------------------------------------------------------------------------- backward roots
+
+
+@dataclass(frozen=True, slots=True)
+class BackwardRoot:
+    """A tensor one of the snippet's backward calls started from.
+
+    Attributes:
+        call: ``"backward"`` (``Tensor.backward`` or ``torch.autograd.backward``) or
+            ``"grad"`` (an output handed to ``torch.autograd.grad``).
+        tensor: the root tensor (a ``torch.Tensor``; anything else is ignored by the walk).
+    """
+
+    call: Literal["backward", "grad"]
+    tensor: Any
+
+
+@dataclass(slots=True)
+class _Recording:
+    roots: deque[BackwardRoot]
+    profile: Callable[[FrameType, str, Any], None]
+
+
+_recording: _Recording | None = None
+
+
+def start_recording() -> None:
+    """Start noting the roots of the snippet's backward calls in this process.
+
+    Call it in the job, just before the snippet's code runs and only when its graph was
+    asked for; :func:`stop_recording` (called by :func:`send_graph`) ends it. It installs a
+    profile function (``sys.setprofile``, this thread only) that, on each outermost call of
+    ``torch.autograd.backward`` or ``torch.autograd.grad``, keeps a reference to the tensors
+    of its first argument (the last :data:`MAX_BACKWARD_ROOTS` of them). It never raises
+    into the snippet and adds no frame to its tracebacks.
+
+    Raises:
+        RuntimeError: :func:`prepare` was not called in this process.
+    """
+    global _recording
+    h = _handles
+    if h is None:
+        raise RuntimeError("sandbox.graph_extract.prepare() was not called")
+    if h.backward_code is None or h.grad_code is None:
+        return  # torch wrapped them: no roots, the picture is as before
+    roots: deque[BackwardRoot] = deque(maxlen=MAX_BACKWARD_ROOTS)
+    recording = _Recording(roots, _root_recorder(h, roots))
+    _recording = recording
+    h.setprofile(recording.profile)
+
+
+def stop_recording() -> list[BackwardRoot]:
+    """Remove the profile function (if the snippet left it in place) and return the roots.
+
+    Returns:
+        The roots noted since :func:`start_recording`, oldest first, at most
+        :data:`MAX_BACKWARD_ROOTS`; empty when recording was not started.
+    """
+    global _recording
+    recording, _recording = _recording, None
+    if recording is None or _handles is None:
+        return []
+    if _handles.getprofile() is recording.profile:
+        _handles.setprofile(None)
+    return list(recording.roots)[-MAX_BACKWARD_ROOTS:]
+
+
+def _root_recorder(
+    h: _TorchHandles, roots: deque[BackwardRoot]
+) -> Callable[[FrameType, str, Any], None]:
+    """The profile function :func:`start_recording` installs.
+
+    Everything it uses is bound now (defaults and closure), so a snippet that replaces
+    builtins cannot make it raise; an error inside it is swallowed, since an exception
+    leaving a profile function would surface in the snippet's own code.
+    """
+    backward_code, grad_code, tensor_type = h.backward_code, h.grad_code, h.tensor_type
+    depth = [0]  # backward/grad calls in progress: only the outermost one is a root
+
+    def profile(
+        frame: FrameType,
+        event: str,
+        arg: Any,
+        _type: Any = type,
+        _issubclass: Any = issubclass,
+        _base: Any = BaseException,
+        _root: Any = BackwardRoot,
+        _limit: int = MAX_BACKWARD_ROOTS,
+    ) -> None:
+        try:
+            if event == "call":
+                code = frame.f_code
+                if code is not backward_code and code is not grad_code:
+                    return
+                depth[0] += 1
+                if depth[0] != 1:
+                    return
+                call = "backward" if code is backward_code else "grad"
+                value = frame.f_locals.get("tensors" if call == "backward" else "outputs")
+                kind = _type(value)
+                if _issubclass(kind, tensor_type):
+                    roots.append(_root(call, value))
+                elif kind is list or kind is tuple:
+                    items: Any = value
+                    for item in items[:_limit]:
+                        if _issubclass(_type(item), tensor_type):
+                            roots.append(_root(call, item))
+            elif event == "return":
+                code = frame.f_code
+                if code is backward_code or code is grad_code:
+                    depth[0] -= 1
+        except _base:  # never into the snippet: it costs at most the roots
+            pass
+
+    return profile
 
 
 # --------------------------------------------------------------------------- the walk
@@ -197,6 +351,7 @@ class _Builder:
     tensor_nodes: dict[int, int] = field(default_factory=dict)
     fn_nodes: dict[int, int] = field(default_factory=dict)
     cuts: dict[int, CutReason] = field(default_factory=dict)
+    root_labels: dict[int, str] = field(default_factory=dict)  # unnamed backward roots
 
     def tick(self) -> None:
         if time.monotonic() > self.deadline:
@@ -231,7 +386,7 @@ class _Builder:
         node = GraphNode(
             id=len(self.nodes),
             kind="tensor",
-            label=names[0] if names else NO_NAME,
+            label=names[0] if names else self.root_labels.get(key, NO_NAME),
             tensor=self.facts(tensor, names),
         )
         self.nodes.append(node)
@@ -371,6 +526,7 @@ def extract_graph(
     namespace: dict[str, Any],
     source: str,
     *,
+    backward_roots: Sequence[BackwardRoot] = (),
     max_nodes: int = MAX_GRAPH_NODES,
     max_edges: int = MAX_GRAPH_EDGES,
     budget_s: float = BUDGET_S,
@@ -381,6 +537,9 @@ def extract_graph(
         namespace: the snippet's globals after its code ran.
         source: the snippet's code (read for ``.detach()`` and ``no_grad``; see
             :mod:`sandbox.graph_cuts`).
+        backward_roots: the roots of the snippet's backward calls
+            (:func:`stop_recording`), walked after the globals' tensors unless
+            ``__graph__`` chooses; a root a global names is drawn once, by that name.
         max_nodes: stop walking at this many nodes (``truncated`` is then set).
         max_edges: stop adding edges at this many.
         budget_s: seconds the walk may take before it stops with what it has.
@@ -397,7 +556,7 @@ def extract_graph(
     b = _Builder(h, time.monotonic() + budget_s, max_nodes, max_edges)
     try:
         with h.disable_torch_function():
-            _build(b, namespace, source)
+            _build(b, namespace, source, backward_roots)
     except OutOfTime:
         b.truncated = True
         b.notes.append(f"The walk stopped after {budget_s:g} s; the graph is partial.")
@@ -415,7 +574,9 @@ def extract_graph(
     )
 
 
-def _build(b: _Builder, namespace: dict[str, Any], source: str) -> None:
+def _build(
+    b: _Builder, namespace: dict[str, Any], source: str, backward_roots: Sequence[BackwardRoot]
+) -> None:
     h = b.h
     in_scope = _scope(h, namespace)
     marker = namespace.get(MARKER)
@@ -427,7 +588,7 @@ def _build(b: _Builder, namespace: dict[str, Any], source: str) -> None:
         b.name(tensor, name)
     for name, tensor in [] if chosen else (marked or []):
         b.name(tensor, name)
-    roots = marked if marked is not None else in_scope
+    roots = marked if marked is not None else in_scope + _label_roots(b, backward_roots)
     if marked == []:
         b.notes.append("__graph__ names no tensor, so nothing is drawn.")
 
@@ -490,6 +651,35 @@ def _build(b: _Builder, namespace: dict[str, Any], source: str) -> None:
         _cut_edges(b, namespace, b.tensor_nodes[key], hint)
 
 
+def _label_roots(b: _Builder, backward_roots: Sequence[BackwardRoot]) -> list[tuple[str, Any]]:
+    """The tracked backward roots as ``(name, tensor)``, each unnamed one labelled."""
+    h = b.h
+    fresh: list[BackwardRoot] = []
+    seen: set[int] = set()
+    for root in list(backward_roots)[-MAX_BACKWARD_ROOTS:]:
+        b.tick()
+        if type(root) is not BackwardRoot:
+            continue
+        call: Any = root.call  # a snippet may reach the recording and store anything
+        tensor = root.tensor
+        if type(call) is not str or call not in ROOT_LABELS or not _is_tensor(h, tensor):
+            continue
+        if id(tensor) in seen or h.is_functorch_wrapped(tensor):
+            continue  # a torch.func transform's own tensor, not the snippet's graph
+        seen.add(id(tensor))
+        if b.tracked(tensor):
+            fresh.append(root)
+    unnamed = [root for root in fresh if id(root.tensor) not in b.names]
+    totals = {call: sum(r.call == call for r in unnamed) for call in ROOT_LABELS}
+    counts = dict.fromkeys(ROOT_LABELS, 0)
+    for root in unnamed:
+        counts[root.call] += 1
+        number = f" #{counts[root.call]}" if totals[root.call] > 1 else ""
+        b.root_labels[id(root.tensor)] = ROOT_LABELS[root.call] + number
+        b.keep[id(root.tensor)] = root.tensor
+    return [(ROOT_LABELS[root.call], root.tensor) for root in fresh]
+
+
 def _cut_of(
     b: _Builder,
     namespace: dict[str, Any],
@@ -550,8 +740,9 @@ def send_graph(namespace: dict[str, Any], source: str, fd: int = GRAPH_FD) -> No
     """Extract the graph and write it as JSON on ``fd``, then close ``fd``; never raises.
 
     Called by the job's runner after the snippet's code (and before its threads are
-    joined). A failure of any kind gives a graph with a note saying the graph could not be
-    read; the snippet's own output and exit status are never touched.
+    joined). It first ends :func:`start_recording` and walks from the roots it noted too.
+    A failure of any kind gives a graph with a note saying the graph could not be read; the
+    snippet's own output and exit status are never touched.
 
     Args:
         namespace: the snippet's globals.
@@ -564,11 +755,16 @@ def send_graph(namespace: dict[str, Any], source: str, fd: int = GRAPH_FD) -> No
     theirs = dict(table)
     if _builtins:
         table.update(_builtins)
+    roots: list[BackwardRoot] = []
+    try:  # noqa: SIM105 - written out like run_code's guard around start_recording
+        roots = stop_recording()
+    except BaseException:  # noqa: S110 - a broken recording costs only the roots
+        pass
     try:
         previous = signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, HARD_STOP_S)
         try:
-            graph = extract_graph(namespace, source)
+            graph = extract_graph(namespace, source, backward_roots=roots)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except BaseException as exc:

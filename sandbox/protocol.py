@@ -267,7 +267,7 @@ class TensorFacts(BaseModel):
     Attributes:
         names: the global names (or ``module.param`` paths, ``items[0]``) bound to it, at
             most :data:`MAX_GRAPH_NAMES`; empty for a leaf no name reaches any more (the old
-            ``x`` after ``x = x + 1``).
+            ``x`` after ``x = x + 1``) and for the unnamed root of a ``backward()`` call.
         shape: its sizes, e.g. ``[2, 3]`` (``[]`` for a 0-d tensor), at most 16 dims.
         dtype: ``float32``, ``float64``, ``int64``, ...
         requires_grad: ``tensor.requires_grad``.
@@ -295,8 +295,10 @@ class GraphNode(BaseModel):
     Attributes:
         id: unique within the graph, ``0 <= id < MAX_GRAPH_NODES``.
         kind: ``tensor`` or ``backward``.
-        label: the text on the box: the tensor's first name (``"(no name)"`` when none), or
-            the backward node's class name.
+        label: the text on the box: the tensor's first name (``"root of backward()"``,
+            ``"root of autograd.grad()"``, numbered ``#1``... when several, for the unnamed
+            root of such a call; ``"(no name)"`` for another unnamed tensor), or the backward
+            node's class name.
         tensor: the tensor's facts; set exactly when ``kind`` is ``tensor``.
     """
 

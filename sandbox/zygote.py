@@ -1099,10 +1099,12 @@ def run_code(source: str, cpu_s: float, env: dict[str, str], graph_fd: int | Non
     The CPU limit is set now, on top of what the interpreter used so far; RLIMIT_CPU has a
     one-second granularity, so the limit is rounded up to whole seconds.
 
-    With ``graph_fd``, once the code has finished (also by an exception or ``sys.exit``)
-    and before its threads are joined, the autograd graph it left in its globals is written
-    there as JSON (:func:`sandbox.graph_extract.send_graph`); the code's own output and
-    status are not touched.
+    With ``graph_fd``, the roots of the code's backward calls are recorded while it runs
+    (:func:`sandbox.graph_extract.start_recording`), and once the code has finished (also by
+    an exception or ``sys.exit``) and before its threads are joined, the autograd graph it
+    left in its globals and those roots is written there as JSON
+    (:func:`sandbox.graph_extract.send_graph`); the code's own output and status are not
+    touched.
     """
     usage = resource.getrusage(resource.RUSAGE_SELF)
     soft = math.ceil(usage.ru_utime + usage.ru_stime + cpu_s)
@@ -1132,6 +1134,11 @@ def run_code(source: str, cpu_s: float, env: dict[str, str], graph_fd: int | Non
     main.__dict__["__builtins__"] = builtins
     sys.modules["__main__"] = main
     status = 0
+    if graph_fd is not None:
+        try:  # noqa: SIM105 - as after the code: plain try/except, no helper calls
+            graph_extract.start_recording()  # the roots of its backward() calls
+        except BaseException:  # noqa: S110 - without them the picture has only globals
+            pass
     try:
         exec(compile(source, "<string>", "exec"), main.__dict__)  # noqa: S102 - the job
     except SystemExit as exc:

@@ -1,12 +1,14 @@
 """Graph extraction on real torch, in this process: the structures issue 8 asks for.
 
-Each snippet runs in a fresh namespace as the job would run it, then the extractor reads
-the graph from that namespace exactly as it does inside the jail.
+Each snippet runs in a fresh namespace as the job would run it, with the roots of its
+backward calls recorded, then the extractor reads the graph from that namespace and those
+roots exactly as it does inside the jail.
 """
 
 from __future__ import annotations
 
 import builtins
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -29,6 +31,10 @@ class Graph:
 
     def tensor(self, name: str) -> GraphNode:
         [node] = [n for n in self.graph.nodes if n.tensor and name in n.tensor.names]
+        return node
+
+    def tensor_by_label(self, label: str) -> GraphNode:
+        [node] = [n for n in self.graph.nodes if n.tensor and n.label == label]
         return node
 
     def facts(self, name: str) -> TensorFacts:
@@ -74,8 +80,12 @@ def extract() -> Extract:
 
     def run(code: str) -> Graph:
         namespace = {"__name__": "__main__", "__builtins__": builtins}
-        exec(compile(code, "<string>", "exec"), namespace)  # noqa: S102 - test snippets
-        return Graph(graph_extract.extract_graph(namespace, code))
+        graph_extract.start_recording()
+        try:
+            exec(compile(code, "<string>", "exec"), namespace)  # noqa: S102 - test snippets
+        finally:
+            roots = graph_extract.stop_recording()
+        return Graph(graph_extract.extract_graph(namespace, code, backward_roots=roots))
 
     return run
 
@@ -145,10 +155,11 @@ def test_a_detached_branch_beside_a_live_one_gives_no_gradient_path(
 def test_a_tensor_used_in_two_branches_gets_two_edges_into_its_accumulate_grad(
     extract: Extract, bank: Bank
 ) -> None:
-    g = extract(bank.items["WHY1"].snippet)
-    into_x = g.sources(g.accumulate_grad("x"), "next")
-    assert sorted(n.label for n in into_x) == ["MulBackward0", "PowBackward0"]
-    assert [n.label for n in g.sources(g.accumulate_grad("y"), "next")] == ["MulBackward0"]
+    g = extract(bank.items["WHY1"].snippet)  # L's graph, beside the two fresh grad() graphs
+    from_l = [n for n in g.sources(g.accumulate_grad("x"), "next") if g.reaches(g.tensor("L"), n)]
+    assert sorted(n.label for n in from_l) == ["MulBackward0", "PowBackward0"]
+    into_y = [n for n in g.sources(g.accumulate_grad("y"), "next") if g.reaches(g.tensor("L"), n)]
+    assert [n.label for n in into_y] == ["MulBackward0"]
 
 
 def test_x_times_x_gives_two_parallel_edges(extract: Extract) -> None:
@@ -199,3 +210,112 @@ def test_a_huge_graph_is_cut_at_the_cap_with_a_note(extract: Extract) -> None:
     [note] = g.graph.notes
     assert note.startswith("Only the first 150 nodes and ")
     assert note.endswith(" edges are drawn; the graph is larger.")
+
+
+# --------------------------------------------------------------------------- backward roots
+
+NO_BACKWARD_NODE = {
+    "EC11": "torch.func.grad differentiates its own wrapped copy of x inside the transform; "
+    "x never tracks history, which is the point of the item",
+    "EC13": "calls no backward; leaves only leaves and their detached copies",
+}
+"""Bank items whose picture rightly has no backward node, by reason."""
+
+
+def labels(g: Graph, kind: str) -> list[str]:
+    return [n.label for n in g.graph.nodes if n.kind == kind]
+
+
+def test_backward_on_an_unnamed_result_draws_the_graph_backward_walked(extract: Extract) -> None:
+    g = extract("import torch\nx = torch.ones(2, requires_grad=True)\n(x * x).sum().backward()\n")
+    [root] = [n for n in g.graph.nodes if n.label == "root of backward()"]
+    [sum_fn] = g.targets(root, "grad_fn")
+    [mul_fn] = g.targets(sum_fn, "next")
+    assert (sum_fn.label, mul_fn.label) == ("SumBackward0", "MulBackward0")
+    assert g.targets(mul_fn, "next") == [g.accumulate_grad("x")] * 2
+    assert root.tensor is not None
+    assert (root.tensor.names, root.tensor.shape, root.tensor.is_leaf) == ([], [], False)
+
+
+def test_a_root_a_global_also_names_is_drawn_once_by_that_name(extract: Extract) -> None:
+    g = extract(
+        "import torch\nx = torch.ones(2, requires_grad=True)\nloss = (x * x).sum()\n"
+        "loss.backward()\n"
+    )
+    assert labels(g, "tensor") == ["x", "loss"]
+    assert labels(g, "backward") == ["SumBackward0", "MulBackward0", "AccumulateGrad"]
+
+
+def test_several_unnamed_roots_are_numbered_in_call_order(extract: Extract) -> None:
+    g = extract(
+        "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n"
+        "x.exp().sum().backward()\n"
+    )
+    first = g.tensor_by_label("root of backward() #1")
+    second = g.tensor_by_label("root of backward() #2")
+    assert g.targets(g.targets(first, "grad_fn")[0], "next")[0].label == "MulBackward0"
+    assert g.targets(g.targets(second, "grad_fn")[0], "next")[0].label == "ExpBackward0"
+
+
+def test_outputs_handed_to_autograd_grad_are_roots(extract: Extract) -> None:
+    g = extract(
+        "import torch\nx = torch.ones(2, requires_grad=True)\n"
+        "(gx,) = torch.autograd.grad(x.sin().sum(), x)\n"
+    )
+    root = g.tensor_by_label("root of autograd.grad()")
+    [sum_fn] = g.targets(root, "grad_fn")
+    assert g.targets(sum_fn, "next")[0].label == "SinBackward0"
+
+
+def test_torch_autograd_backward_with_a_list_records_each_tensor(extract: Extract) -> None:
+    g = extract(
+        "import torch\nx = torch.ones(2, requires_grad=True)\n"
+        "torch.autograd.backward([x.sum(), (x * 3).sum()])\n"
+    )
+    roots = [n for n in g.graph.nodes if n.label.startswith("root of backward()")]
+    assert [n.label for n in roots] == ["root of backward() #1", "root of backward() #2"]
+
+
+def test_only_the_last_roots_are_kept(extract: Extract) -> None:
+    g = extract(
+        "import torch\nx = torch.ones(1, requires_grad=True)\n"
+        "for i in range(20):\n    (x * i).sum().backward()\n"
+    )
+    roots = [n for n in g.graph.nodes if n.label.startswith("root of backward()")]
+    assert len(roots) == graph_extract.MAX_BACKWARD_ROOTS
+
+
+def test_a_failed_backward_on_a_tensor_without_history_adds_no_node(extract: Extract) -> None:
+    g = extract(
+        "import torch\ntry:\n    torch.ones(2).sum().backward()\nexcept RuntimeError:\n    pass\n"
+    )
+    assert g.graph.nodes == []
+
+
+def test_graph_marker_leaves_the_backward_roots_out(extract: Extract) -> None:
+    g = extract(
+        "import torch\nx = torch.ones(2, requires_grad=True)\n(x * x).sum().backward()\n"
+        "__graph__ = x\n"
+    )
+    assert labels(g, "tensor") == ["x"]
+
+
+def test_a_snippet_that_removes_the_recorder_loses_only_its_roots(extract: Extract) -> None:
+    g = extract(
+        "import sys, torch\nsys.setprofile(None)\nx = torch.ones(2, requires_grad=True)\n"
+        "y = x * 2\n(x * x).sum().backward()\n"
+    )
+    assert labels(g, "tensor") == ["x", "y"]
+
+
+def test_recording_stops_with_the_snippet(extract: Extract) -> None:
+    extract("import torch\nx = torch.ones(2, requires_grad=True)\nx.sum().backward()\n")
+    assert sys.getprofile() is None
+
+
+def test_every_bank_snippet_that_walks_a_graph_draws_a_backward_node(
+    extract: Extract, bank: Bank, capsys: pytest.CaptureFixture[str]
+) -> None:
+    without = {item.id for item in bank if not labels(extract(item.snippet), "backward")}
+    capsys.readouterr()
+    assert without == set(NO_BACKWARD_NODE)

@@ -88,6 +88,41 @@ def test_asking_for_the_graph_changes_no_bank_snippets_output(box: Box, bank: Ba
         assert drawn.graph is not None, (item.id, drawn.graph_error)
 
 
+def test_a_bank_snippet_that_calls_backward_on_an_unnamed_result_draws_that_graph(
+    box: Box, bank: Bank
+) -> None:
+    result = box.run(bank.items["TF3"].snippet, graph=True)  # (x * 3).sum().backward() twice
+    assert result.graph is not None
+    graph = result.graph
+    assert sorted(n.label for n in graph.nodes) == [
+        "AccumulateGrad",
+        "MulBackward0",
+        "MulBackward0",
+        "SumBackward0",
+        "SumBackward0",
+        "root of backward() #1",
+        "root of backward() #2",
+        "x",
+    ]
+    [acc] = [n.id for n in graph.nodes if n.label == "AccumulateGrad"]
+    assert [e.kind for e in graph.edges if e.target == acc] == ["next", "next"]
+
+
+def test_a_snippet_that_hijacks_the_root_recorder_keeps_its_output_and_its_graph(
+    box: Box,
+) -> None:
+    hostile = (
+        "import sys, torch\nrecorder = sys.getprofile()\n"
+        "recorder(None, 'call', None)\nsys.setprofile(lambda *a: None)\n"
+        "x = torch.ones(2, requires_grad=True)\n(x * x).sum().backward()\nprint(x.grad)\n"
+    )
+    result = box.run(hostile, graph=True)
+    assert (result.stdout, result.stderr, result.status) == ("tensor([2., 2.])\n", "", "exit 0")
+    assert result.graph is not None
+    assert [n.label for n in result.graph.nodes] == ["x"]
+    assert_next_graph_ok(box)
+
+
 def test_a_run_without_the_graph_carries_none(box: Box) -> None:
     result = box.run(TRIVIAL)
     assert (result.graph, result.graph_error) == (None, None)
