@@ -49,23 +49,27 @@ FLOORS: dict[str, Floor] = {
     # measured 149/179 = 83.2%, 0/63 incorrect and 0/29 opposite claims graded correct
     # (after rubric rounds 4-5)
     "eval/test.jsonl": Floor(agreement=0.82, incorrect_as_correct=0.02, opposite_as_correct=0.05),
-    # measured 443/500 = 88.6%, 2/200 = 1.0% and 2/69 = 2.9% graded correct
-    "eval3/test2.jsonl": Floor(agreement=0.87, incorrect_as_correct=0.02, opposite_as_correct=0.05),
+    # measured 443/500 = 88.6%, 2/200 = 1.0% and 2/69 = 2.9% graded correct; after rubric
+    # round 6 (stop 12) 447/500 = 89.4%, 1/200 = 0.5%, 1/69 = 1.4%
+    "eval3/test2.jsonl": Floor(agreement=0.88, incorrect_as_correct=0.02, opposite_as_correct=0.05),
     # held-out set 3 (numbers only): 445/500 = 89.0% at the end of stop 10; after rubric
     # rounds 4-5 (tuned on dev4/dev5, not on it) 449/500 = 89.8%, 2/200 = 1.0%, 2/78 = 2.6%
     "eval5/test3.jsonl": Floor(agreement=0.88, incorrect_as_correct=0.02, opposite_as_correct=0.05),
     # held-out set 4, written blind this stop: first graded after round 4 at 449/500 = 89.8%,
-    # 1.0%, 1.0%; after round 5 451/500 = 90.2%, 2/200 = 1.0%, 1/99 = 1.0%
-    "eval7/test4.jsonl": Floor(agreement=0.89, incorrect_as_correct=0.02, opposite_as_correct=0.05),
+    # 1.0%, 1.0%; after round 5 451/500 = 90.2%, 2/200 = 1.0%, 1/99 = 1.0%; after round 6
+    # (stop 12) 455/500 = 91.0%, 1.0%, 1.0%
+    "eval7/test4.jsonl": Floor(agreement=0.90, incorrect_as_correct=0.02, opposite_as_correct=0.05),
     # held-out set 5, written blind this stop and graded once, after round 5: 447/500 =
-    # 89.4%, 4/200 = 2.0% (at the target: the floor leaves one answer of room), 3/81 = 3.7%
+    # 89.4%, 4/200 = 2.0% (at the target: the floor leaves one answer of room), 3/81 = 3.7%;
+    # after round 6 (stop 12) 449/500 = 89.8%, 5/200 = 2.5% (over the 2% target), 4/81 = 4.9%
     "eval9/test5.jsonl": Floor(
         agreement=0.88, incorrect_as_correct=0.025, opposite_as_correct=0.05
     ),
     # held-out set 6, written blind in stop 12; graded (numbers only) before rubric round 6
-    # at 437/500 = 87.4%, 4/200 = 2.0%, 2/77 = 2.6%, and again at the end of the stop
+    # at 437/500 = 87.4%, 4/200 = 2.0%, 2/77 = 2.6%, and after it at 447/500 = 89.4%,
+    # 4/200 = 2.0%, 2/77 = 2.6%
     "eval12/test6.jsonl": Floor(
-        agreement=0.86, incorrect_as_correct=0.025, opposite_as_correct=0.05
+        agreement=0.88, incorrect_as_correct=0.025, opposite_as_correct=0.05
     ),
 }
 
