@@ -284,15 +284,17 @@ def inside_claims(
     hits: RuleHits,
     claims: list[Span],
 ) -> ConceptOutcome:
-    """Withdraw a concept's credit when every crediting match lies inside a stated
+    """Withdraw a concept's credit when every crediting match shares words with a stated
     misconception.
 
     "backward sums them automatically" states the misconception that backward reduces the
     output for you; that "sums" also matches the concept "reduce to a scalar first" must
     not earn a ✓ next to the correction. Only the spans of misconceptions with a ``cap``
-    (a wrong claim, not a penalised habit such as hedging) are ``claims``, and a crediting
-    span must lie wholly inside one of them. Measured on every marked tuning set and
-    sample: no label changed; 189 answers lost a ✓, all graded incorrect.
+    (a wrong claim, not a penalised habit such as hedging) are ``claims``, and every
+    crediting span must overlap one of them ("x.grad is 8 because retain_graph makes
+    backward double the gradient": "double the gradient" is not "the value grows").
+    Measured on every marked tuning set and sample: no label changed; 189 answers lost a ✓
+    with spans wholly inside a claim, 148 more with overlapping ones, all graded incorrect.
 
     Args:
         outcome: the concept's outcome from :func:`concept_outcome`.
@@ -309,7 +311,7 @@ def inside_claims(
     for span in credit:
         inside = False
         for claim in claims:
-            if claim[0] <= span[0] and span[1] <= claim[1]:
+            if claim[0] <= span[1] and span[0] <= claim[1]:
                 inside = True
                 break
         if not inside:

@@ -172,3 +172,20 @@ def test_words_that_state_a_misconception_earn_no_check_mark() -> None:
         Response(item_id="TF2", verdict=False, text="call .sum() first, then backward works")
     )
     assert "pass-gradient" in right.concepts_hit
+
+
+def test_words_shared_with_a_wrong_mechanism_earn_no_check_mark() -> None:
+    """A tester saw "✓ the value grows on the second call" under "retain_graph makes
+    backward double the gradient", a match that overlapped the misconception's words."""
+    from bot.content.loader import load_bank
+    from bot.grading import Grader, Response
+    from tests.conftest import CONTENT
+
+    result = Grader(load_bank([CONTENT])).grade(
+        Response(
+            item_id="EC6",
+            text="x.grad is 8 because retain_graph=True makes backward double the gradient",
+        )
+    )
+    assert result.misconceptions
+    assert "grows" not in result.concepts_hit
