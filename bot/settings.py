@@ -104,7 +104,7 @@ def check_env_file(path: Path = ENV_FILE) -> None:
             )
 
 
-_TUTOR_ENV: Final = SettingsConfigDict(
+TUTOR_ENV: Final = SettingsConfigDict(
     env_prefix="TUTOR_",
     env_file=ENV_FILE,
     env_file_encoding="utf-8",
@@ -152,7 +152,7 @@ class TutorSettings(BaseSettings):
             set it to your Discord user id to share progress with the bot's database.
     """
 
-    model_config = _TUTOR_ENV
+    model_config = TUTOR_ENV
 
     discord_token: SecretStr | None = Field(None, description="The bot token.")
     dev_guild_id: int | None = Field(None, gt=0, description="Guild to sync commands to.")
@@ -254,6 +254,6 @@ class ContentSettings(BaseSettings):
         content_dir: the directory of question packs (``*.yaml``).
     """
 
-    model_config = _TUTOR_ENV
+    model_config = TUTOR_ENV
 
     content_dir: Path = Field(DEFAULT_CONTENT_DIR, description="Question packs.")

@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings
 
 from bot.progress.options import DEFAULT_BUSY_TIMEOUT_S, Synchronous
+from bot.settings import TUTOR_ENV
 
 
 class ProgressSettings(BaseSettings):
@@ -28,15 +29,9 @@ class ProgressSettings(BaseSettings):
             (also survives power loss, slower) (``TUTOR_DB_SYNCHRONOUS``).
     """
 
-    # Read like bot.settings.TutorSettings (environment, then .env), so `tutor stats` reads
-    # the database `tutor play` and the bot write (fresh6 #2: it ignored .env).
-    model_config = SettingsConfigDict(
-        env_prefix="TUTOR_",
-        env_file=".env",
-        env_file_encoding="utf-8",
-        extra="ignore",
-        env_ignore_empty=True,
-    )
+    # The same sources as every TUTOR_* settings class (environment, then .env), so `tutor
+    # stats` reads the database `tutor play` and the bot write (fresh6 #2: it ignored .env).
+    model_config = TUTOR_ENV
 
     database_path: Path = Path("data/tutor.db")
     answer_retention_days: int = Field(90, ge=0, le=36500)
