@@ -186,13 +186,7 @@ def check_database(settings: TutorSettings) -> CheckResult:
     "cannot be opened".
     """
     from bot.progress.db import open_read_only  # sqlite-utils: only when this check runs
-    from bot.progress.schema import (
-        NotTutorDatabase,
-        StoreDamaged,
-        StoreOutdated,
-        StoreTooNew,
-        check_schema,
-    )
+    from bot.progress.schema import StoreRefused, check_schema
 
     path = settings.database_path
     if path.is_dir():
@@ -210,7 +204,7 @@ def check_database(settings: TutorSettings) -> CheckResult:
                 check_schema(db, path, writer=False)
         finally:
             db.close()
-    except (NotTutorDatabase, StoreTooNew, StoreOutdated, StoreDamaged) as exc:
+    except StoreRefused as exc:
         return CheckResult(name="database", ok=False, detail=str(exc))
     except sqlite3.DatabaseError as exc:
         if not os.access(path, os.R_OK) or "unable to open" in str(exc):

@@ -155,11 +155,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    from bot.progress.schema import NotTutorDatabase, StoreDamaged, StoreOutdated, StoreTooNew
+    from bot.progress.schema import StoreRefused
 
     try:
         stats = asyncio.run(_read(settings, args.learner, args.guild))
-    except (NotTutorDatabase, StoreTooNew, StoreOutdated, StoreDamaged) as exc:
+    except StoreRefused as exc:
         print(f"tutor stats: {exc}", file=sys.stderr)  # it names the file and what to do
         return 1
     except sqlite3.Error as exc:

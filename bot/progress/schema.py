@@ -276,16 +276,21 @@ def migrate(db: Database) -> None:
     MIGRATIONS.apply(db)
 
 
-class StoreOutdated(sqlite3.DatabaseError):
+class StoreRefused(sqlite3.DatabaseError):
+    """A file the store will not open, for a reason its message names (one of the four
+    subclasses below); front ends catch this one class and print the message."""
+
+
+class StoreOutdated(StoreRefused):
     """A read-only store was opened on a file whose schema needs migrations this code has."""
 
 
-class StoreTooNew(sqlite3.DatabaseError):
+class StoreTooNew(StoreRefused):
     """The file records migrations of our set that this code does not know: a newer version
     of autograd-tutor wrote it, and this one could misread or damage it."""
 
 
-class NotTutorDatabase(sqlite3.DatabaseError):
+class NotTutorDatabase(StoreRefused):
     """The file is a SQLite database of some other application (or, for a reader, empty)."""
 
 
@@ -374,7 +379,7 @@ def check_schema(db: Database, path: Path | str, *, writer: bool) -> None:
         _check_complete(db, path)
 
 
-class StoreDamaged(sqlite3.DatabaseError):
+class StoreDamaged(StoreRefused):
     """A fully migrated file lacks a table or column the migrations create (edited by hand,
     or a damaged copy): every write would fail, so it is refused at open."""
 

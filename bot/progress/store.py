@@ -64,6 +64,7 @@ from bot.progress.schedule import DEFAULT_GRACE, NONCE_WINDOW
 from bot.progress.schema import NotTutorDatabase as NotTutorDatabase
 from bot.progress.schema import StoreDamaged as StoreDamaged
 from bot.progress.schema import StoreOutdated as StoreOutdated
+from bot.progress.schema import StoreRefused as StoreRefused
 from bot.progress.schema import StoreTooNew as StoreTooNew
 from bot.progress.schema import check_schema, migrate
 from bot.progress.settings import ProgressSettings
