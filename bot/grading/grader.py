@@ -35,7 +35,7 @@ from bot.grading.discourse import (
 from bot.grading.errors import AnswerTooLong, EmptyAnswer, UnknownItem
 from bot.grading.feedback import build_feedback
 from bot.grading.lexicon import known_words
-from bot.grading.matching import FUZZY, CompiledRule, Compiler, Matcher, RuleHits
+from bot.grading.matching import FUZZY, CompiledRule, Compiler, Matcher, RuleHits, Span
 from bot.grading.models import MAX_ANSWER_CHARS, GradeResult, Response
 from bot.grading.negation import scope
 from bot.grading.normalize import normalize
@@ -45,10 +45,10 @@ from bot.grading.scoring import (
     MisconceptionOutcome,
     assess,
     concept_outcome,
-    inside_claims,
     is_gesture,
     is_keyword_stuffing,
     misconception_found,
+    outside_claims,
 )
 from bot.grading.sentences import segment
 from bot.grading.synonyms import domain_stems
@@ -211,11 +211,14 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
             )
         )  # fmt: skip
     found: list[MisconceptionOutcome] = []
+    claims: list[Span] = []  # what capped misconceptions stated: their words credit nothing
     for misconception, rule in zip(rubric.misconceptions, compiled.misconceptions, strict=True):
         hits = matcher.rule(rule)
         matches.append(hits)
         spans = misconception_found(misconception.polarity, hits)
         if spans:
+            if misconception.cap is not None:
+                claims.extend(spans)
             found.append(
                 MisconceptionOutcome(
                     misconception.id,
@@ -224,15 +227,9 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
                     all(span[2] & FUZZY for span in spans),
                 )
             )
-    claims = [
-        span
-        for misconception, hits in zip(rubric.misconceptions, matches[len(outcomes) :], strict=True)
-        if misconception.cap is not None
-        for span in misconception_found(misconception.polarity, hits)
-    ]
     if claims:
         outcomes = [
-            inside_claims(o, concept.polarity, hits, claims)
+            outside_claims(o, concept.polarity, hits, claims)
             for concept, o, hits in zip(rubric.concepts, outcomes, matches, strict=False)
         ]
     stuffing = is_keyword_stuffing(stream, reading.end, matcher.matched_tokens, domain_stems())

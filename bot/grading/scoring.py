@@ -254,12 +254,8 @@ def concept_outcome(
     by a match inside negation. A concept is *contradicted* only when every match has the
     opposite polarity: one true statement is enough to credit it.
     """
-    if polarity == "affirm":
-        credit = hits.affirmed + hits.conditional
-        against = hits.negated
-    else:
-        credit = hits.negated
-        against = hits.affirmed
+    credit = crediting_spans(polarity, hits)
+    against = hits.negated if polarity == "affirm" else hits.affirmed
     if credit:
         status: Status = "hit"
     elif against:
@@ -278,7 +274,13 @@ def concept_outcome(
     )
 
 
-def inside_claims(
+def crediting_spans(polarity: Literal["affirm", "deny"], hits: RuleHits) -> list[Span]:
+    """The matches that credit a concept of this polarity: an ``affirm`` concept's outside
+    negation or inside a conditional clause, a ``deny`` concept's inside negation."""
+    return hits.affirmed + hits.conditional if polarity == "affirm" else hits.negated
+
+
+def outside_claims(
     outcome: ConceptOutcome,
     polarity: Literal["affirm", "deny"],
     hits: RuleHits,
@@ -307,14 +309,13 @@ def inside_claims(
     """
     if outcome.status != "hit" or not claims:
         return outcome
-    credit = hits.affirmed + hits.conditional if polarity == "affirm" else hits.negated
-    for span in credit:
-        inside = False
+    for span in crediting_spans(polarity, hits):
+        overlaps = False
         for claim in claims:
             if claim[0] <= span[1] and span[0] <= claim[1]:
-                inside = True
+                overlaps = True
                 break
-        if not inside:
+        if not overlaps:
             return outcome
     return ConceptOutcome(
         outcome.id,
