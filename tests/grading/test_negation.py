@@ -161,6 +161,16 @@ def test_the_clause_before_only_if_states_a_condition_not_a_claim() -> None:
     assert "leaves" not in words  # the clause before the semicolon is still a claim
 
 
+def test_the_condition_after_a_mid_clause_only_if_is_a_claim() -> None:
+    # "hooks fire only if retain_grad() was called" claims a (wrong) requirement: a rubric
+    # must be able to find it, so the condition is not a conditional clause
+    words = conditional_words("the hook changes it only if retain_grad was called first")
+    assert "hook" in words
+    assert not {"retain_grad", "called", "first"} & words
+    assert "retain_grad" not in conditional_words("it does, but only if you call retain_grad")
+    assert "zero_grad" in conditional_words("if you skip zero_grad they pile up")
+
+
 def test_a_clause_opening_with_only_if_leaves_the_main_clause_a_claim() -> None:
     assert "pile" not in conditional_words("only if you skip zero_grad, they pile up")
 
