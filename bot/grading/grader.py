@@ -215,7 +215,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
     for misconception, rule in zip(rubric.misconceptions, compiled.misconceptions, strict=True):
         hits = matcher.rule(rule)
         matches.append(hits)
-        spans = misconception_found(misconception.polarity, hits)
+        spans = misconception_found(misconception.polarity, hits, negation, stream.surf)
         if spans:
             if misconception.cap is not None:
                 claims.extend(spans)

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from bot.content.models import Label
-from bot.grading.matching import FUZZY, RuleHits, Span
-from bot.grading.negation import FUNCTION_WORDS
+from bot.grading.matching import FLIPPED, FUZZY, RuleHits, Span
+from bot.grading.negation import FUNCTION_WORDS, Negation
 from bot.grading.sentences import TokenStream
 from bot.grading.tokens import CODE, NUM, OP, WORD
 
@@ -327,9 +327,44 @@ def outside_claims(
     )
 
 
-def misconception_found(polarity: Literal["affirm", "deny"], hits: RuleHits) -> list[Span]:
-    """Spans stating the misconception (a conditional clause states no belief)."""
-    return hits.affirmed if polarity == "affirm" else hits.negated
+_CLAUSE_LINKS: Final = frozenset(
+    {"but", "however", "though", "although", "yet", "because", "cause", "cuz", "since", "so",
+     "therefore", "thus", "hence", "whereas", "while", "otherwise", "instead", "meaning"}
+)  # fmt: skip
+"""Words that start a clause a condition does not govern ("without no_grad, *so* the
+culprit is..."): a span across one of them does not state the condition's implication."""
+
+
+def misconception_found(
+    polarity: Literal["affirm", "deny"],
+    hits: RuleHits,
+    negation: Negation | None = None,
+    surf: list[str] | None = None,
+) -> list[Span]:
+    """Spans stating the misconception.
+
+    A span wholly inside a conditional clause states no belief ("if you don't zero them").
+    A span that runs from a condition into the clause it governs states the implication,
+    which is a belief: "false because the graph is rebuilt only when you change the
+    model's architecture", "x.grad += would fail if x.grad was zeros", unless it crosses
+    a word of :data:`_CLAUSE_LINKS` into a clause the condition does not govern. Pass
+    ``negation`` and ``surf`` (the answer's marks and words) to count those; without them
+    only spans outside every condition count. Measured on stop 12's tuning sets and
+    samples: 4 labels fixed (one an incorrect answer graded correct), none broken; concepts
+    keep the old rule (counting crossing spans there broke 2 correct WHY10 answers).
+    """
+    found = hits.affirmed if polarity == "affirm" else hits.negated
+    if negation is None or surf is None or not hits.conditional:
+        return found
+    conditional = negation.conditional
+    crossing = [
+        span
+        for span in hits.conditional
+        if not conditional.issuperset(span[3])
+        and (negation.negated(span[3]) != bool(span[2] & FLIPPED)) == (polarity == "deny")
+        and _CLAUSE_LINKS.isdisjoint(surf[span[0] + 1 : span[1]])
+    ]
+    return found + crossing if crossing else found
 
 
 def _states_a_value(surf: list[str], kinds: list[int], brk: list[bool]) -> bool:
