@@ -88,6 +88,7 @@ MARKED_SETS: Final = (
     MarkedSet("eval10/dev6.jsonl", "all", 500, held_out=False, min_opposite=1),
     MarkedSet("eval11/dev7.jsonl", "all", 500, held_out=False, min_opposite=1),
     MarkedSet("eval12/test6.jsonl", "all", 500, held_out=True, min_opposite=1),
+    MarkedSet("eval13/dev8.jsonl", "all", 500, held_out=False, min_opposite=1),
 )
 """Every marked set, tuning and held-out."""
 
