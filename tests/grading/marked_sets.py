@@ -89,6 +89,7 @@ MARKED_SETS: Final = (
     MarkedSet("eval11/dev7.jsonl", "all", 500, held_out=False, min_opposite=1),
     MarkedSet("eval12/test6.jsonl", "all", 500, held_out=True, min_opposite=1),
     MarkedSet("eval13/dev8.jsonl", "all", 500, held_out=False, min_opposite=1),
+    MarkedSet("eval14/test7.jsonl", "all", 500, held_out=True, min_opposite=1),
 )
 """Every marked set, tuning and held-out."""
 

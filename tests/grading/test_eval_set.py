@@ -71,6 +71,11 @@ FLOORS: dict[str, Floor] = {
     "eval12/test6.jsonl": Floor(
         agreement=0.88, incorrect_as_correct=0.025, opposite_as_correct=0.05
     ),
+    # held-out set 7, written blind in stop 13 under the MARKING.md of eda8224; graded
+    # (numbers only) before rubric round 7 at 436/500 = 87.2%, 4/200 = 2.0%, 0/78 = 0.0%
+    "eval14/test7.jsonl": Floor(
+        agreement=0.86, incorrect_as_correct=0.025, opposite_as_correct=0.05
+    ),
 }
 
 reports: dict[str, EvalReport] = {}
