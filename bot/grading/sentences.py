@@ -376,7 +376,7 @@ def segment(text: str) -> TokenStream:
             if value is not None:
                 values[i] = value
     if len(values) >= 2:
-        bad = wrong_arithmetic(surf, kind, sent, values)
+        bad = wrong_arithmetic(surf, kind, sent, values, stream.brk)
         stream.wrong_arithmetic = bool(bad)
         for i in bad:
             del values[i]
