@@ -53,3 +53,12 @@ async def test_the_container_backend_kills_a_daemon_and_removes_the_job_director
     assert workdir.startswith("/tmp/tutor-job-")
     assert not os.path.exists(workdir)  # noqa: ASYNC240 - local file op, microseconds
     assert again.stdout == "next\n"
+
+
+async def test_the_container_backend_names_the_file_limit_only_for_a_real_sigxfsz() -> None:
+    big = "with open('big', 'wb') as f:\n    f.write(b'x' * (64 * 1024 * 1024))\n"
+    async with Worker(SandboxSettings(backend="container")) as w:
+        past_limit = await w.run(RunRequest(code=big))
+        own_status = await w.run(RunRequest(code="import os\nos._exit(153)\n"))
+    assert past_limit.status == "stopped: wrote a file past the file-size limit (16 MiB)"
+    assert (own_status.status, own_status.exit_code) == ("exit 153", 153)
