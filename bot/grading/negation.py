@@ -477,6 +477,14 @@ def _forward(
             if stop_at_cue and j > start and word in SINGLE_CUES:
                 break
             if word not in FUNCTION_WORDS:
+                if (
+                    phrase_only
+                    and content
+                    and len(word) > 3
+                    and (word.endswith("s") or word.endswith("ed"))
+                    and not word.endswith("ss")
+                ):
+                    break  # "a scalar with no graph | needs gradient=": the outer verb
                 content = True
             elif phrase_only and content:
                 break
