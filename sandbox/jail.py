@@ -413,6 +413,49 @@ def _read_int(path: Path) -> int | None:
         return None
 
 
+def _read_words(path: Path) -> set[str]:
+    try:
+        return set(path.read_text().split())
+    except OSError:
+        return set()
+
+
+# The three calls below are every change JobCgroup makes to a cgroup filesystem; tests of
+# the v2 logic replace them with a simulated kernel (tests/sandbox/fake_cgroupfs.py).
+
+
+def cgroup_write(path: Path, value: str) -> None:
+    """Write ``value`` to an existing cgroup interface file (never creates one).
+
+    A cgroup filesystem has no regular files to create: a missing interface file means the
+    controller is not enabled for that group, so it is an error, not a new file.
+
+    Raises:
+        OSError: with the kernel's errno (ENOENT missing file, EBUSY, EINVAL, ...) and a
+            message naming the file and the value.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            os.write(fd, value.encode())
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise OSError(
+            exc.errno, f"write {value!r} to {path}: {os.strerror(exc.errno or 0)}"
+        ) from exc
+
+
+def cgroup_mkdir(path: Path) -> None:
+    """Create one cgroup (its parent must exist); an existing one is fine."""
+    path.mkdir(exist_ok=True)
+
+
+def cgroup_rmdir(path: Path) -> None:
+    """Remove one empty cgroup (no process, no child); ``rmdir(2)`` errors pass through."""
+    path.rmdir()
+
+
 class JobCgroup:
     """One job's own cgroup(s): a memory limit with swap 0 and a pids limit, per job.
 
@@ -421,19 +464,37 @@ class JobCgroup:
     (separate ``memory`` and ``pids`` hierarchies, as on these machines) and on a pure
     cgroup v2 host (one unified hierarchy).
 
+    On cgroup v2 a group only has ``memory.*`` and ``pids.*`` files when its parent's
+    ``cgroup.subtree_control`` enables them, from the root the process sees
+    (``/sys/fs/cgroup``: the real root on a host, the namespace root in a container) down
+    to the leaf; :meth:`available` enables them on ``ROOT`` and on ``tutor-sandbox`` once,
+    before any job. A non-root group with processes cannot enable controllers for its
+    children (the "no internal process" rule, Documentation/admin-guide/cgroup-v2.rst
+    2-4-3): in a container with its own cgroup namespace the worker sits in ``ROOT``
+    itself, so its processes are first moved into the child ``ROOT/init`` (as snekbox
+    does). The real root is exempt and keeps its processes.
+
     Args:
-        name: the leaf's name, unique per job.
+        name: the leaf's name, unique per job (starting with the zygote's pid, see
+            :meth:`sweep_stale`).
     """
 
     ROOT = Path("/sys/fs/cgroup")
     PARENT = "tutor-sandbox"
+    INIT = "init"
+    """v2: the child of ``ROOT`` that ``ROOT``'s processes move to when ``ROOT`` is not the
+    real root and so may not hold processes while enabling controllers for children."""
+    CONTROLLERS = ("memory", "pids")
+    _PROBE_MEMORY_BYTES = 64 * 1024 * 1024
+    """v2: limits of the probe leaf :meth:`available` makes and removes (bytes, pids)."""
+    _PROBE_PIDS = 16
 
     def __init__(self, name: str) -> None:
         self.v2 = self.unified()
         if self.v2:
             self.dirs = [self.ROOT / self.PARENT / name]
         else:
-            self.dirs = [self.ROOT / ctrl / self.PARENT / name for ctrl in ("memory", "pids")]
+            self.dirs = [self.ROOT / ctrl / self.PARENT / name for ctrl in self.CONTROLLERS]
 
     @classmethod
     def unified(cls) -> bool:
@@ -442,34 +503,117 @@ class JobCgroup:
 
     @classmethod
     def available(cls) -> str | None:
-        """None when per-job memory and pids cgroups can be made, else why not (words)."""
+        """None when per-job memory and pids cgroups can be made, else why not (words).
+
+        On cgroup v2 this also prepares the hierarchy (idempotent; see the class docstring)
+        and then makes, checks and removes a probe leaf, so a host where creation would fail
+        (controllers not delegated, a busy parent, a read-only mount) is found here, before
+        any job, and the caller falls back to another backend with this reason.
+        """
         if cls.unified():
-            controllers = (cls.ROOT / "cgroup.controllers").read_text().split()
-            missing = {"memory", "pids"} - set(controllers)
+            controllers = _read_words(cls.ROOT / "cgroup.controllers")
+            missing = set(cls.CONTROLLERS) - controllers
             if missing:
-                return f"cgroup v2 lacks the {', '.join(sorted(missing))} controller(s)"
+                return (
+                    f"cgroup v2 at {cls.ROOT} lacks the {', '.join(sorted(missing))} "
+                    "controller(s) (not enabled in its parent's cgroup.subtree_control)"
+                )
             parent = cls.ROOT / cls.PARENT
         else:
-            for ctrl in ("memory", "pids"):
+            for ctrl in cls.CONTROLLERS:
                 if not (cls.ROOT / ctrl / "cgroup.procs").exists():
                     return f"no cgroup v1 {ctrl} hierarchy at {cls.ROOT / ctrl}"
             parent = cls.ROOT / "memory" / cls.PARENT
         if not os.access(parent if parent.exists() else parent.parent, os.W_OK):
             return f"cannot write {parent} (needs root or a delegated cgroup)"
+        if cls.unified():
+            probe = cls(f"{os.getpid()}-probe")
+            try:
+                cls.prepare_v2()
+                probe.create(cls._PROBE_MEMORY_BYTES, cls._PROBE_PIDS)
+            except OSError as exc:
+                return f"cgroup v2 per-job groups cannot be made: {exc}"
+            finally:
+                with contextlib.suppress(OSError):
+                    probe.remove()
         return None
+
+    @classmethod
+    def prepare_v2(cls) -> None:
+        """Enable the memory and pids controllers from ``ROOT`` down to ``tutor-sandbox``.
+
+        Writes ``+memory +pids`` to ``ROOT/cgroup.subtree_control`` (moving ``ROOT``'s
+        processes into ``ROOT/init`` first when the kernel answers EBUSY) and to
+        ``tutor-sandbox/cgroup.subtree_control``; each only when not yet enabled.
+
+        Raises:
+            OSError: a write was refused (the message names the file), or the processes
+                could not be moved out of ``ROOT``.
+        """
+        cls._enable_controllers(cls.ROOT, evacuate=True)
+        parent = cls.ROOT / cls.PARENT
+        cgroup_mkdir(parent)
+        cls._enable_controllers(parent, evacuate=False)
+
+    @classmethod
+    def _enable_controllers(cls, group: Path, *, evacuate: bool) -> None:
+        wanted = set(cls.CONTROLLERS)
+        control = group / "cgroup.subtree_control"
+        request = " ".join(f"+{c}" for c in cls.CONTROLLERS)
+        for _ in range(10):  # processes forked while moving the others: move those too
+            if wanted <= _read_words(control):
+                return
+            try:
+                cgroup_write(control, request)
+                return
+            except OSError as exc:
+                if exc.errno != errno.EBUSY:
+                    raise
+                if not evacuate:
+                    raise OSError(
+                        errno.EBUSY,
+                        f"{group} holds processes, so it cannot enable controllers for its "
+                        f"children (cgroup v2 no-internal-process rule): {exc}",
+                    ) from exc
+                init = group / cls.INIT
+                cgroup_mkdir(init)
+                for pid in (group / "cgroup.procs").read_text().split():
+                    try:
+                        cgroup_write(init / "cgroup.procs", pid)
+                    except OSError as move:
+                        if move.errno != errno.ESRCH:  # gone meanwhile: nothing to move
+                            raise
+        raise OSError(errno.EBUSY, f"{group} kept gaining processes; could not enable {request}")
 
     def create(self, memory_bytes: int, pids: int) -> None:
         """Make the leaf (and the parent on first use) and set both limits.
 
+        On cgroup v2 the hierarchy must have been prepared (:meth:`available`, which the
+        zygote calls before any job); a leaf born without the controllers' files is removed
+        and refused.
+
+        Args:
+            memory_bytes: memory limit, bytes (swap is limited to 0 besides).
+            pids: most processes and threads at once.
+
         Raises:
-            OSError: when the cgroup filesystem refuses.
+            OSError: when the cgroup filesystem refuses, or (v2) the leaf has no
+                ``memory.max`` / ``pids.max`` because the parent does not enable them.
         """
-        for path in self.dirs:
-            if self.v2 and not path.parent.exists():
-                path.parent.mkdir(exist_ok=True)
-                with contextlib.suppress(OSError):
-                    (path.parent / "cgroup.subtree_control").write_text("+memory +pids")
-            path.mkdir(parents=True, exist_ok=True)
+        if self.v2:
+            leaf = self.dirs[0]
+            cgroup_mkdir(leaf)
+            absent = [f for f in ("memory.max", "pids.max") if not (leaf / f).exists()]
+            if absent:
+                self.remove()
+                raise OSError(
+                    errno.ENOENT,
+                    f"{leaf} has no {' or '.join(absent)}: {leaf.parent}/cgroup.subtree_control "
+                    "does not enable the memory and pids controllers",
+                )
+        else:
+            for path in self.dirs:
+                path.mkdir(parents=True, exist_ok=True)
         self.set_limits(memory_bytes, pids)
 
     def set_limits(self, memory_bytes: int, pids: int) -> None:
@@ -480,10 +624,10 @@ class JobCgroup:
         """
         if self.v2:
             leaf = self.dirs[0]
-            (leaf / "memory.max").write_text(str(memory_bytes))
-            with contextlib.suppress(OSError):
-                (leaf / "memory.swap.max").write_text("0")
-            (leaf / "pids.max").write_text(str(pids))
+            cgroup_write(leaf / "memory.max", str(memory_bytes))
+            if (leaf / "memory.swap.max").exists():  # absent without swap accounting
+                cgroup_write(leaf / "memory.swap.max", "0")
+            cgroup_write(leaf / "pids.max", str(pids))
             return
         mem, pid = self.dirs
         memsw = mem / "memory.memsw.limit_in_bytes"
@@ -499,9 +643,13 @@ class JobCgroup:
         (pid / "pids.max").write_text(str(pids))
 
     def join(self) -> None:
-        """Move the calling process into the job's cgroup(s); children are born there."""
+        """Move the calling process into the job's cgroup(s); children are born there.
+
+        Raises:
+            OSError: the kernel refused the move (naming the ``cgroup.procs`` file).
+        """
         for path in self.dirs:
-            (path / "cgroup.procs").write_text(str(os.getpid()))
+            cgroup_write(path / "cgroup.procs", str(os.getpid()))
 
     def pids(self) -> list[int]:
         """Processes in the job's cgroup, as seen from the caller's pid namespace."""
@@ -512,13 +660,20 @@ class JobCgroup:
         return sorted(found)
 
     def stats(self) -> CgroupStats:
-        """Read OOM kills, peak memory and pids-limit hits."""
+        """Read OOM kills, peak memory and pids-limit hits.
+
+        On cgroup v2 ``memory.events`` counts in ``oom_kill`` processes killed by *any* OOM
+        killer, the host's included, and in ``oom`` the times this group's own limit was
+        reached with nothing left to reclaim (cgroup-v2.rst, memory.events); a kill counts
+        as the job's memory limit only with both. ``memory.peak`` exists from Linux 5.19;
+        before, the peak is None.
+        """
         if self.v2:
             leaf = self.dirs[0]
             events = _read_keyed(leaf / "memory.events")
             pid_events = _read_keyed(leaf / "pids.events")
             return CgroupStats(
-                oom_kills=events.get("oom_kill", 0),
+                oom_kills=events.get("oom_kill", 0) if events.get("oom", 0) else 0,
                 peak_bytes=_read_int(leaf / "memory.peak"),
                 pids_max_hits=pid_events.get("max", 0),
             )
@@ -531,30 +686,49 @@ class JobCgroup:
         )
 
     def kill_all(self, timeout_s: float = 5.0) -> bool:
-        """SIGKILL every process in the cgroup until it is empty.
+        """Kill every process in the cgroup and wait until it is empty.
+
+        On cgroup v2 with ``cgroup.kill`` (Linux 5.14+) one write kills the whole group
+        atomically, processes forking meanwhile included; elsewhere every listed process
+        is sent SIGKILL, again until none is left.
+
+        Args:
+            timeout_s: how long to wait for the group to empty, seconds.
 
         Returns:
             True when the cgroup is empty, False if processes remained after ``timeout_s``.
         """
         deadline = time.monotonic() + timeout_s
+        killer = self.dirs[0] / "cgroup.kill" if self.v2 else None
         while True:
             pids = self.pids()
             if not pids:
                 return True
             if time.monotonic() > deadline:
                 return False
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
+            if killer is not None and killer.exists():
+                try:
+                    cgroup_write(killer, "1")
+                except OSError:
+                    killer = None  # fall back to signalling each process
+            if killer is None or not killer.exists():
+                for pid in pids:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
             time.sleep(0.005)
 
     def remove(self) -> None:
-        """Delete the leaf cgroup(s); missing ones are fine."""
+        """Delete the leaf cgroup(s); missing ones are fine, busy ones are retried for ~1 s.
+
+        Raises:
+            OSError: the kernel refused with anything but EBUSY (a leaf still busy after
+                ~1 s is left for :meth:`sweep_stale`).
+        """
         for path in self.dirs:
             with contextlib.suppress(FileNotFoundError):
                 for _ in range(100):
                     try:
-                        path.rmdir()
+                        cgroup_rmdir(path)
                         break
                     except OSError as exc:
                         if exc.errno != errno.EBUSY:
@@ -580,4 +754,4 @@ class JobCgroup:
                     for pid in (leaf / "cgroup.procs").read_text().split():
                         with contextlib.suppress(ProcessLookupError):
                             os.kill(int(pid), signal.SIGKILL)
-                    leaf.rmdir()
+                    cgroup_rmdir(leaf)

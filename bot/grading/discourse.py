@@ -136,6 +136,14 @@ DISMISSAL_WINDOW: Final = 4
 HEDGE_OPENING_MAX: Final = 4
 """Tokens of an opening clause whose hedge qualifies the verdict ("False I think, ...")."""
 
+HEDGE_LONG_MIN: Final = 22
+"""Tokens of reasoning from which a hedge word no longer qualifies the claim: in a worked
+explanation "i think" and "probably" are conversation ("honestly i bet the += isn't the
+line that broke. grad is just a normal tensor..."). Measured on the tuning sets of stop 13:
+every hedged answer whose key was complete and that had at most 18 words was marked
+partial (34), every one with 21 or more was marked correct (4). Two values offered as
+alternatives ("8 or 4") and a trailing "?" hedge at any length."""
+
 
 @dataclass(frozen=True, slots=True)
 class PromptWords:
@@ -323,7 +331,8 @@ def hedged(stream: TokenStream, start: int, verdict_first: bool = True) -> bool:
     verdict (``verdict_first``: a true/false or yes/no item); on other kinds the opening
     clause is the claim ("8 maybe? or 4": dev5, dev6 and dev7 had four such answers graded
     correct, and no other label moved). ``I do not know`` also counts (it is both a hedge
-    and an admission).
+    and an admission). From :data:`HEDGE_LONG_MIN` tokens of reasoning on, hedge words and
+    uptalk are conversation, not a qualified claim; alternative values still hedge.
 
     Args:
         stream: the segmented answer.
@@ -337,8 +346,13 @@ def hedged(stream: TokenStream, start: int, verdict_first: bool = True) -> bool:
         return False
     if _alternative_values(stream, start):
         return True
-    found = [w for w in _find(stream, _HEDGES, 0) if not said_of_another(stream.surf, w.start)]
-    for number in stream.uptalk:  # "27 i think?": a claim asked, not made
+    long = len(stream.surf) - start >= HEDGE_LONG_MIN
+    found = (
+        []
+        if long
+        else [w for w in _find(stream, _HEDGES, 0) if not said_of_another(stream.surf, w.start)]
+    )
+    for number in () if long else stream.uptalk:  # "27 i think?": a claim asked, not made
         last = bisect_right(stream.sent, number) - 1
         found.append(range(last, last + 1))
     if not found:

@@ -138,17 +138,25 @@ def _evaluate(terms: list[float | str]) -> float | None:
 
 
 def wrong_arithmetic(
-    surf: list[str], kind: list[int], sent: list[int], values: dict[int, float]
+    surf: list[str],
+    kind: list[int],
+    sent: list[int],
+    values: dict[int, float],
+    brk: list[bool] | None = None,
 ) -> set[int]:
     """Indices of number tokens that belong to a stated computation that is wrong.
 
     A computation is a run of numbers and operators in one sentence split by ``=`` (or
     ``equals``/``is``/``gives`` after an operator): ``4 + 4 = 8`` holds; ``4 + 4 = 9`` and
-    ``2 * 4 = 6 = 8`` do not. Only runs with at least one operator are checked.
+    ``2 * 4 = 6 = 8`` do not. Only runs with at least one operator are checked. A clause
+    break (a bracket, a comma) ends a run: in "2x (branch 1) + y (branch 2) = 6 + 4 = 10"
+    the 2 is a label, not an operand (a dev8 WHY1 answer was told its arithmetic was wrong).
 
     Args:
         surf, kind, sent: the token stream's parallel lists.
         values: number value by token index.
+        brk: whether a clause break precedes each token (``TokenStream.brk``); None: no
+            breaks known.
 
     Returns:
         Token indices whose values must not count as stated.
@@ -168,6 +176,8 @@ def wrong_arithmetic(
         saw_op = False
         j = i + 1
         while j + 1 < n and sent[j + 1] == sent[i]:
+            if brk is not None and brk[j]:
+                break
             tok = surf[j]
             op = _WORD_OPS.get(tok) if kind[j] == WORD else (tok if kind[j] == OP else None)
             if op in _OPS and j + 1 in values and isinstance(segments[-1][-1], float):

@@ -136,6 +136,21 @@ def test_a_hedge_on_the_verdict_alone_does_not_cap_the_reasoning(grader: Grader)
     assert (result.label, result.hedged) == (Label.CORRECT, False)
 
 
+def test_a_hedge_word_in_a_worked_explanation_is_conversation() -> None:
+    text = (
+        "honestly i think the += on x.grad isn't the line that broke. grad is a plain tensor so "
+        "editing it records nothing; the x -= step on the leaf is what autograd refuses"
+    )
+    assert not hedged(_stream(text), 0)
+    assert not hedged(_stream("ok so backward is kind of one-shot?? " + text), 0)
+    assert hedged(_stream("honestly i think the += on x.grad isn't the line that broke"), 0)
+
+
+def test_alternative_values_hedge_at_any_length() -> None:
+    text = "it is 8 or 4, because each call adds 2x into the same .grad buffer and " * 2
+    assert hedged(_stream(text), 0)
+
+
 def test_i_do_not_think_so_is_no_hedge() -> None:
     assert not hedged(_stream("I don't think so, grads accumulate across calls"), 0)
 

@@ -73,3 +73,10 @@ def test_an_arrow_before_any_operator_leads_on_rather_than_equals() -> None:
 
 def test_an_arrow_after_an_operator_states_a_result() -> None:
     assert segment(normalize("4 + 4 -> 9")).wrong_arithmetic
+
+
+def test_a_number_before_a_bracket_is_a_label_not_an_operand() -> None:
+    stream = segment(normalize("dL/dx = 2x (branch 1) + y (branch 2) = 6 + 4 = 10"))
+    assert not stream.wrong_arithmetic
+    assert 10.0 in stream.values.values()
+    assert segment(normalize("(branch 2) 6 + 4 = 11")).wrong_arithmetic

@@ -111,3 +111,30 @@ def test_a_sentence_that_asks_is_a_question(text: str) -> None:
 def test_a_statement_ending_in_a_question_mark_is_uptalk(text: str) -> None:
     stream = segment(normalize(text))
     assert (stream.questions, stream.uptalk) == (set(), {0})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "why does backward sum up the gradients from all the children of a node",
+        "what is x.grad if backward was never called",
+        "how does autograd know which ops to undo",
+    ],
+)
+def test_a_question_without_a_question_mark_is_a_question(text: str) -> None:
+    assert segment(normalize(text)).questions == {0}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what happens is that the grads add up",
+        "why does it add up, each path contributes",
+        "how does it work: each path adds its share",
+        "which is why x.grad doubles",
+        "where is not differentiable at 0 so its backward gives nan",
+        "what is nice is that the graph is rebuilt",
+    ],
+)
+def test_a_statement_opening_with_a_wh_word_is_not_a_question(text: str) -> None:
+    assert 0 not in segment(normalize(text)).questions
