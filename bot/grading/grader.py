@@ -390,27 +390,32 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         dismissive=dismissal,
         unrecognised_reason=unrecognised_reason,
     )
-    return GradeResult(
-        item_id=item.id,
-        score=assessment.score,
-        label=assessment.label,
-        verdict=verdict,
-        verdict_source=source,
-        verdict_correct=verdict_correct,
-        verdict_conflict=conflict,
-        concepts_hit=hit,
-        concepts_missing=[o.id for o in not_hit],
-        concepts_contradicted=contradicted,
-        misconceptions=[m.id for m in found],
-        confidence=assessment.confidence,
-        feedback=feedback,
-        gist=gist,
-        gesture=gesture,
-        hedged=hedge,
-        aside=side,
-        restated=restatement,
-        redirected=redirect,
-        dismissive=dismissal,
+    # model_validate of a dict: the same validation as GradeResult(...) without the
+    # interpreted BaseModel.__init__ and its keyword arguments (docs/GRADING.md "Speed,
+    # round 7"); a misspelt key is still refused (extra="forbid").
+    return GradeResult.model_validate(
+        {
+            "item_id": item.id,
+            "score": assessment.score,
+            "label": assessment.label,
+            "verdict": verdict,
+            "verdict_source": source,
+            "verdict_correct": verdict_correct,
+            "verdict_conflict": conflict,
+            "concepts_hit": hit,
+            "concepts_missing": [o.id for o in not_hit],
+            "concepts_contradicted": contradicted,
+            "misconceptions": [m.id for m in found],
+            "confidence": assessment.confidence,
+            "feedback": feedback,
+            "gist": gist,
+            "gesture": gesture,
+            "hedged": hedge,
+            "aside": side,
+            "restated": restatement,
+            "redirected": redirect,
+            "dismissive": dismissal,
+        }
     )
 
 
