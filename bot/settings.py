@@ -58,6 +58,12 @@ ENV_FILE: Final = Path(".env")
 directory (after the environment, which wins)."""
 
 
+ENV_FILE_ENCODING: Final = "utf-8-sig"
+"""How ``.env`` is decoded: UTF-8, with a leading byte-order mark (Windows Notepad writes
+one) dropped rather than glued to the first variable's name. python-dotenv strips it itself
+only since 1.2.3 (its #640); before that the first variable was silently ignored."""
+
+
 class EnvFileError(ValueError):
     """The ``.env`` file exists but cannot be used: unreadable, not UTF-8, or a line that is
     not ``NAME=value``. The message names the file and the place (byte or line)."""
@@ -70,7 +76,8 @@ def check_env_file(path: Path = ENV_FILE) -> None:
     :class:`UnicodeDecodeError` on a byte that is not UTF-8 and only logs (then skips) a line
     it cannot parse. The CLI calls this before any command reads settings, so each of those
     becomes one sentence and exit status 2. A missing file (or a directory, which
-    pydantic-settings ignores too) is fine: the defaults and the environment apply.
+    pydantic-settings ignores too) is fine: the defaults and the environment apply, and so
+    is a leading UTF-8 byte-order mark (:data:`ENV_FILE_ENCODING`).
 
     Args:
         path: the file, by default :data:`ENV_FILE` (``.env`` in the working directory).
@@ -94,7 +101,9 @@ def check_env_file(path: Path = ENV_FILE) -> None:
             f"{path}: not UTF-8 (byte 0x{raw[exc.start]:02x} at position {exc.start}); "
             "save it as UTF-8"
         ) from None
-    for binding in parse_stream(io.StringIO(text)):
+    # Decoded as plain UTF-8 above so the byte position is the file's; the mark is dropped
+    # here as ENV_FILE_ENCODING drops it for the settings classes.
+    for binding in parse_stream(io.StringIO(text.removeprefix("\ufeff"))):
         if binding.error:
             line = binding.original.string.strip()
             shown = repr(line if len(line) <= 40 else line[:37] + "...")
@@ -107,7 +116,7 @@ def check_env_file(path: Path = ENV_FILE) -> None:
 TUTOR_ENV: Final = SettingsConfigDict(
     env_prefix="TUTOR_",
     env_file=ENV_FILE,
-    env_file_encoding="utf-8",
+    env_file_encoding=ENV_FILE_ENCODING,
     # The sandbox service reads its own TUTOR_SANDBOX_* variables from the same .env.
     extra="ignore",
     # `TUTOR_DEV_GUILD_ID=` (as .env.example leaves it) means unset, not "invalid".

@@ -705,7 +705,8 @@ class Health(BaseModel):
         queued: jobs waiting for a slot.
         concurrency: jobs that may run at once.
         queue_limit: jobs that may wait; beyond that the service answers busy.
-        curated_snippets: curated snippets known (hashes loaded from content/).
+        curated_snippets: curated snippets known (hashes loaded from content/; 0 until
+            they are loaded, which the worker does while its zygote starts).
         cached_results: results in the curated-result cache.
         limits: the server's default (and maximum) limits.
     """

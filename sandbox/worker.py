@@ -84,10 +84,15 @@ class Worker:
     Args:
         settings: limits, capacity and backend choice.
         cache: where curated results are kept (default: in memory).
-        curated: the trusted snippets (default: loaded from ``settings.content``).
+        curated: the trusted snippets (default: loaded from ``settings.content`` in a
+            thread while the zygote starts: both take seconds, parsing the packs' YAML and
+            importing torch, and they need not wait for each other).
         backend_origin: what chose ``settings.backend`` (e.g. ``--backend none``), named in
             the reason when isolation is turned off on purpose; ``configuration`` (the
             environment) by default.
+        one_job: start for a single job (``tutor sandbox run``): one idle spare instead of
+            :data:`SPARES_PER_SLOT` per slot, and the zygote's heap is not moved onto huge
+            pages (:mod:`sandbox.hugepages`: ~1 s at start-up, repaid only over many forks).
     """
 
     def __init__(
@@ -97,11 +102,15 @@ class Worker:
         curated: CuratedSnippets | None = None,
         *,
         backend_origin: str = "configuration",
+        one_job: bool = False,
     ) -> None:
         self.settings = settings
         self.backend_origin = backend_origin
+        self.one_job = one_job
         self.cache: ResultCache = cache if cache is not None else MemoryResultCache()
-        self.curated = curated if curated is not None else CuratedSnippets.load(settings.content)
+        self.curated = curated if curated is not None else CuratedSnippets()
+        self._curated_load: asyncio.Future[CuratedSnippets] | None = None
+        self._curated_loaded = curated is not None
         self.hello: ZygoteHello | None = None
         self._proc: asyncio.subprocess.Process | None = None
         self._ctl: socket.socket | None = None
@@ -143,10 +152,35 @@ class Worker:
             if self._proc is not None and self._proc.returncode is None and self.hello:
                 return self.hello
             await self._stop_zygote()  # a zygote that died: reap it and remove its jail root
+            if not self._curated_loaded and self._curated_load is None:
+                self._curated_load = asyncio.ensure_future(
+                    asyncio.to_thread(CuratedSnippets.load, self.settings.content)
+                )
+                self._curated_load.add_done_callback(self._curated_done)
             hello = await self._spawn()
             if self.settings.prewarm and self._prewarm is None:
                 self._prewarm = asyncio.create_task(self._prewarm_cache())
             return hello
+
+    def _curated_done(self, load: asyncio.Future[CuratedSnippets]) -> None:
+        if not load.cancelled() and load.exception() is None:
+            self.curated = load.result()
+            self._curated_loaded = True
+
+    async def curated_ready(self) -> CuratedSnippets:
+        """The curated snippets, once loaded (:meth:`start` begins loading them).
+
+        Returns:
+            :attr:`curated`.
+
+        Raises:
+            OSError: a pack could not be read (a broken pack only logs, see
+                :meth:`CuratedSnippets.load`).
+        """
+        if self._curated_load is not None and not self._curated_loaded:
+            self.curated = await asyncio.shield(self._curated_load)
+            self._curated_loaded = True
+        return self.curated
 
     async def _spawn(self) -> ZygoteHello:
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -168,12 +202,14 @@ class Worker:
             "--tmp-mib",
             str(self.settings.tmp_mib),
             "--pool",  # idle spares: a job never waits for one's set-up (README)
-            str(SPARES_PER_SLOT * self.settings.concurrency),
+            str(1 if self.one_job else SPARES_PER_SLOT * self.settings.concurrency),
             "--limits",
             self.settings.limits.model_dump_json(),
             "--jail-parent",
             str(self._jail_parent),
         ]
+        if self.one_job:
+            args.append("--no-collapse")
         package_root = Path(__file__).resolve().parent.parent  # noqa: ASYNC240 - local file op, microseconds
         try:
             self._proc = await asyncio.create_subprocess_exec(
@@ -217,6 +253,10 @@ class Worker:
 
     async def close(self) -> None:
         """Stop the zygote (its spares clean up their jobs and exit)."""
+        if self._curated_load is not None:
+            # A thread cannot be cancelled: let a load still running finish, unread.
+            with contextlib.suppress(Exception):
+                await self._curated_load
         if self._prewarm is not None:
             self._prewarm.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -302,7 +342,7 @@ class Worker:
         hello = await self.start()
         limits = request.limits.apply(self.settings.limits)
         digest = code_sha256(request.code)
-        curated = digest in self.curated
+        curated = digest in await self.curated_ready()
         if not curated and hello.backend == "none":
             raise SandboxRejected(
                 f"this sandbox runs only the question bank's snippets: {hello.reason}",
@@ -389,7 +429,7 @@ class Worker:
 
     async def _prewarm_cache(self) -> None:
         """Run every curated snippet once so reveals are answered from the cache."""
-        for code in self.curated.snippets():
+        for code in (await self.curated_ready()).snippets():
             try:
                 await self.run(RunRequest(code=code))
             except SandboxError as exc:

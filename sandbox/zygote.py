@@ -29,6 +29,7 @@ import argparse
 import atexit
 import builtins
 import contextlib
+import functools
 import gc
 import importlib
 import io
@@ -633,7 +634,7 @@ class Spare:
         self.workdir: Path | None = None
         self.pid: int | None = None
         self.pidfd: int | None = None
-        self.code_w = self.out_r = self.err_r = self.graph_r = -1
+        self.code_w = self.out_r = self.err_r = self.graph_r = self.state_r = -1
         self.trace = JobTrace()
         self.mount_ns = -1
 
@@ -649,7 +650,7 @@ class Spare:
         code_r, self.code_w = os.pipe()
         self.out_r, out_w = os.pipe()
         self.err_r, err_w = os.pipe()
-        ready_r, ready_w = os.pipe()
+        self.state_r, state_w = os.pipe()
         self.graph_r, graph_w = os.pipe()
         if self.cgroup is not None:
             limits = self.cfg.limits
@@ -665,19 +666,18 @@ class Spare:
         pid = os.fork()
         if pid == 0:
             try:
-                for fd in (self.code_w, self.out_r, self.err_r, ready_r, self.graph_r):
+                for fd in (self.code_w, self.out_r, self.err_r, self.state_r, self.graph_r):
                     os.close(fd)
                 jailed_interpreter(
-                    self.cfg, self.cgroup, self.workdir, code_r, out_w, err_w, ready_w, graph_w
+                    self.cfg, self.cgroup, self.workdir, code_r, out_w, err_w, state_w, graph_w
                 )
             finally:
                 os._exit(SETUP_FAILED)
         self.pid = pid
         self.pidfd = os.pidfd_open(pid)
-        for fd in (code_r, out_w, err_w, ready_w, graph_w):
+        for fd in (code_r, out_w, err_w, state_w, graph_w):
             os.close(fd)
-        ready = _read_with_timeout(ready_r, 1, READY_TIMEOUT_S)
-        os.close(ready_r)
+        ready = _read_with_timeout(self.state_r, 1, READY_TIMEOUT_S)
         if ready == b"1" and self.namespaces:
             # Hold the job's mount namespace, so its teardown (unmounting the jail's binds
             # and tmpfs) happens in cleanup(), after the answer, and not in the job's exit
@@ -761,8 +761,14 @@ class Spare:
         sel.close()
         stats = self.cgroup.stats() if self.cgroup is not None else None
         signum = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-        file_limit = os.WIFEXITED(status) and os.WEXITSTATUS(status) == EXIT_FILE_LIMIT
-        if file_limit:  # stopped by _stop_at_file_limit: reported as the signal it stands for
+        # Stopped by _stop_at_file_limit: reported as the signal it stands for. The status
+        # alone is not enough: a snippet may exit 153 itself (sys.exit, os._exit).
+        file_limit = (
+            os.WIFEXITED(status)
+            and os.WEXITSTATUS(status) == EXIT_FILE_LIMIT
+            and self._state() == STATE_FILE_LIMIT
+        )
+        if file_limit:
             signum = signal.SIGXFSZ
         cpu_used = usage.ru_utime + usage.ru_stime
         memory_exceeded = bool(stats and stats.oom_kills)
@@ -789,6 +795,15 @@ class Spare:
         if graph is None:
             return JobAnswer(outcome=outcome)
         return graph.answer(outcome)
+
+    def _state(self) -> bytes:
+        """What the (dead) job last wrote to its state pipe after "ready": at most one
+        byte, :data:`STATE_FILE_LIMIT` or nothing (b"")."""
+        os.set_blocking(self.state_r, False)
+        try:
+            return os.read(self.state_r, 1)
+        except BlockingIOError:
+            return b""
 
     def _close_graph(self) -> None:
         """Close the graph pipe past its cap: a job still writing gets EPIPE, not a hang."""
@@ -858,7 +873,15 @@ class Spare:
                 os.waitpid(self.pid, 0)
             self.pid = None
         self.kill_rest()
-        fds = (self.code_w, self.out_r, self.err_r, self.pidfd, self.graph_r, self.mount_ns)
+        fds = (
+            self.code_w,
+            self.out_r,
+            self.err_r,
+            self.pidfd,
+            self.graph_r,
+            self.state_r,
+            self.mount_ns,
+        )
         for fd in fds:
             if fd is not None and fd >= 0:
                 with contextlib.suppress(OSError):
@@ -991,12 +1014,14 @@ def jailed_interpreter(
     code_r: int,
     out_w: int,
     err_w: int,
-    ready_w: int,
+    state_w: int,
     graph_w: int,
 ) -> None:
     """Finish the jail, drop privileges, signal ready, then run the code when it arrives.
 
-    ``graph_w`` (the graph pipe) is moved to :data:`~sandbox.graph_extract.GRAPH_FD` when
+    ``state_w`` (the state pipe) gets ``b"1"`` once the jail is ready, and stays open for
+    the code's run: the SIGXFSZ handler writes :data:`STATE_FILE_LIMIT` there before it
+    exits. ``graph_w`` (the graph pipe) is moved to :data:`~sandbox.graph_extract.GRAPH_FD` when
     the job asks for its graph, and closed before the code runs otherwise.
 
     Never returns: exits with the code's status, or :data:`SETUP_FAILED` after writing
@@ -1022,7 +1047,7 @@ def jailed_interpreter(
         os.dup2(null, 0)
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
-        keep = sorted({0, 1, 2, code_r, ready_w, graph_w})
+        keep = sorted({0, 1, 2, code_r, state_w, graph_w})
         for low, high in zip(keep, [*keep[1:], 65536], strict=True):
             os.closerange(low + 1, high)
     except BaseException as exc:
@@ -1031,8 +1056,7 @@ def jailed_interpreter(
         os._exit(SETUP_FAILED)
     with contextlib.suppress(Exception):  # a slower first job, never a failed one
         prefault()
-    os.write(ready_w, b"1")
-    os.close(ready_w)
+    os.write(state_w, b"1")
     header = _read_exact(code_r, HEADER.size)
     if len(header) < HEADER.size:
         os._exit(SETUP_FAILED)
@@ -1048,7 +1072,7 @@ def jailed_interpreter(
             os.dup2(graph_w, graph_fd)
     if graph_w != graph_fd:
         os.close(graph_w)
-    os._exit(run_code(code.decode("utf-8", "surrogatepass"), cpu_s, env, graph_fd))
+    os._exit(run_code(code.decode("utf-8", "surrogatepass"), cpu_s, env, graph_fd, state_w))
 
 
 def _common_rlimits(cfg: ZygoteConfig) -> None:
@@ -1093,7 +1117,13 @@ def _processes_of(uid: int) -> int:
     return count
 
 
-def run_code(source: str, cpu_s: float, env: dict[str, str], graph_fd: int | None = None) -> int:
+def run_code(
+    source: str,
+    cpu_s: float,
+    env: dict[str, str],
+    graph_fd: int | None = None,
+    state_fd: int | None = None,
+) -> int:
     """Run ``source`` as ``python -c`` would, in this (jailed) process; return the status.
 
     The CPU limit is set now, on top of what the interpreter used so far; RLIMIT_CPU has a
@@ -1105,6 +1135,10 @@ def run_code(source: str, cpu_s: float, env: dict[str, str], graph_fd: int | Non
     left in its globals and those roots is written there as JSON
     (:func:`sandbox.graph_extract.send_graph`); the code's own output and status are not
     touched.
+
+    A write past RLIMIT_FSIZE ends the run with :data:`EXIT_FILE_LIMIT`, after writing
+    :data:`STATE_FILE_LIMIT` to ``state_fd`` (the state pipe), so the supervisor can tell it
+    from the code's own ``sys.exit(153)``.
     """
     usage = resource.getrusage(resource.RUSAGE_SELF)
     soft = math.ceil(usage.ru_utime + usage.ru_stime + cpu_s)
@@ -1113,7 +1147,7 @@ def run_code(source: str, cpu_s: float, env: dict[str, str], graph_fd: int | Non
     os.environ.update(env)
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM):
         signal.signal(sig, signal.SIG_DFL)
-    signal.signal(signal.SIGXFSZ, _stop_at_file_limit)
+    signal.signal(signal.SIGXFSZ, functools.partial(_stop_at_file_limit, state_fd))
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
     sys.stdout = io.TextIOWrapper(
         io.FileIO(1, "w", closefd=False),
@@ -1169,21 +1203,32 @@ def run_code(source: str, cpu_s: float, env: dict[str, str], graph_fd: int | Non
 
 EXIT_FILE_LIMIT: Final = 128 + signal.SIGXFSZ
 """The job's exit status after it wrote past RLIMIT_FSIZE (153, the shell's code for "killed
-by SIGXFSZ"): the supervisor reports it as that signal with the limit named
-(:attr:`JobOutcome.file_limit_mib`). A snippet that exits 153 itself reads the same."""
+by SIGXFSZ"). The supervisor reports it as that signal with the limit named
+(:attr:`JobOutcome.file_limit_mib`) only when the job's state pipe also says
+:data:`STATE_FILE_LIMIT`: a snippet's own ``sys.exit(153)`` or ``os._exit(153)`` reads as
+``exit 153``."""
+
+STATE_FILE_LIMIT: Final = b"F"
+"""What the SIGXFSZ handler writes to the job's state pipe before it exits."""
 
 
-def _stop_at_file_limit(signum: int, frame: object) -> None:
+def _stop_at_file_limit(state_fd: int | None, signum: int, frame: object) -> None:
     """SIGXFSZ handler of a job: stop it as the signal's default action would.
 
     Python ignores SIGXFSZ (a write past the limit only raises ``[Errno 27] File too
     large``), and the job is its pid namespace's init, for which the kernel drops a signal
-    left at its default action; so the job exits with :data:`EXIT_FILE_LIMIT` instead, after
-    flushing what it printed.
+    left at its default action; so the job records :data:`STATE_FILE_LIMIT` on its state
+    pipe (``state_fd``) and exits with :data:`EXIT_FILE_LIMIT` instead, after flushing what
+    it printed. A snippet could write that byte itself: it would only misname its own end.
     """
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(BaseException):
             stream.flush()
+    if state_fd is not None:
+        try:  # noqa: SIM105 - contextlib.suppress calls issubclass, which a job may replace
+            os.write(state_fd, STATE_FILE_LIMIT)
+        except OSError:
+            pass
     os._exit(EXIT_FILE_LIMIT)
 
 
@@ -1211,6 +1256,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--uid", type=int, default=65534)
     parser.add_argument("--tmp-mib", type=int, default=16)
     parser.add_argument("--pool", type=int, default=2)
+    parser.add_argument(
+        "--no-collapse",
+        action="store_true",
+        help="leave the heap on 4 KiB pages (one job: the ~1 s collapse would not pay off)",
+    )
     parser.add_argument("--limits", required=True, help="Limits as JSON")
     parser.add_argument(
         "--jail-parent",
@@ -1228,7 +1278,9 @@ def main(argv: list[str] | None = None) -> int:
         cfg, hello = start_up(args, started)
         gc.collect()
         gc.freeze()  # forked jobs then do not copy every object's page when the GC runs
-        heap = _describe_collapse(hugepages.collapse_heap())  # ~10x cheaper forks and exits
+        heap = (  # ~10x cheaper forks and exits, for ~1 s now
+            "" if args.no_collapse else _describe_collapse(hugepages.collapse_heap())
+        )
         ctl.send(hello.model_copy(update={"heap": heap}).model_dump_json().encode())
         Zygote(ctl, cfg, jobs).serve()
     except (Exception, SystemExit) as exc:

@@ -36,3 +36,14 @@ install_cpu_torch() {
         || python -m pip install --quiet --no-deps torch==2.13.0 \
             --index-url "${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}"
 }
+
+# install_editable EXTRAS: install this checkout editable with the given extras, quietly.
+# pip >= 26 relays a build backend's warnings for a local directory at WARNING level, which
+# --quiet still shows; setuptools then prints its "Editable installation." notice (a boxed
+# InformationOnly warning that reads like an error to a new user). Only that message is
+# ignored, through PYTHONWARNINGS for this one command (the backend inherits it); pip's own
+# warnings and errors, and any other backend warning, still show.
+install_editable() {
+    PYTHONWARNINGS="ignore:Editable installation" \
+        python -m pip install --quiet -e ".[$1]"
+}

@@ -1,7 +1,11 @@
-"""pyproject.toml: metadata that installs without setuptools' deprecation warnings."""
+"""Installing: pyproject.toml metadata without setuptools' deprecation warnings, and the
+setup scripts' editable install without setuptools' "Editable installation." notice."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 import tomllib
 
 from packaging.requirements import Requirement
@@ -26,3 +30,51 @@ def test_the_build_needs_a_setuptools_that_reads_spdx_licenses() -> None:
     # version the specifier allows would reject or warn about `license = "MIT"`.
     assert not setuptools.specifier.contains(Version("76.1.0"))
     assert setuptools.specifier.contains(Version("77.0.0"))
+
+
+def _install_editable_call(extras: str) -> tuple[str, str]:
+    """The environment filter and the command ``install_editable EXTRAS`` of
+    scripts/_venv.sh runs, with ``python`` replaced by a stub that prints them."""
+    helper = re.search(
+        r"^install_editable\(\) \{.*?^\}", (ROOT / "scripts/_venv.sh").read_text(), re.M | re.S
+    )
+    assert helper, "scripts/_venv.sh defines no install_editable()"
+    stub = 'python() { printf "%s\\n" "${PYTHONWARNINGS-}" "$*"; }'
+    shown = subprocess.run(
+        ["bash", "-c", f"{stub}\n{helper.group(0)}\ninstall_editable {extras}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    return shown[0], shown[1]
+
+
+def test_the_setup_scripts_install_the_checkout_only_through_install_editable() -> None:
+    for script in ("play", "test"):
+        lines = (ROOT / "scripts" / script).read_text().splitlines()
+        assert not [line for line in lines if "pip install" in line and " -e " in line], script
+        assert any(line.strip().startswith("install_editable sandbox") for line in lines), script
+
+
+def test_install_editable_installs_the_checkout_with_its_extras_quietly() -> None:
+    _, command = _install_editable_call("sandbox,dev")
+    assert command == "-m pip install --quiet -e .[sandbox,dev]"
+
+
+def test_install_editable_hides_setuptools_editable_notice_but_no_other_warning() -> None:
+    filters, _ = _install_editable_call("sandbox")
+    # The notice as setuptools (InformationOnly.emit) words it and pip 26 relays it.
+    emit = (
+        "import warnings\n"
+        "warnings.warn('Editable installation.\\n!!\\n\\n  Please be careful...', UserWarning)\n"
+        "warnings.warn('Something else a build backend warns about', UserWarning)\n"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", emit],
+        capture_output=True,
+        text=True,
+        env={"PYTHONWARNINGS": filters},
+        check=True,
+    ).stderr
+    assert "Editable installation" not in shown
+    assert "Something else a build backend warns about" in shown

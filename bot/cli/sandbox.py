@@ -245,6 +245,23 @@ def unix_socket_problem(path: Path) -> str | None:
     return None
 
 
+STARTING_NOTICE = "starting the sandbox worker (it imports torch: a few seconds)..."
+"""What ``tutor sandbox run`` prints on a terminal before the worker's start: 6.1 s in all
+at load ~13, 4.8 s of it the worker's torch import and warm-up (``benchmarks/sandbox_run.py``,
+sandbox/README.md "Start-up of ``tutor sandbox run``")."""
+
+
+def announce_start(err: TextIO) -> None:
+    """Print :data:`STARTING_NOTICE` on ``err`` when it is a terminal, so a person does not
+    take the worker's start for a hang; a script's captured stderr stays the run's own.
+
+    Args:
+        err: where to say it (``sys.stderr``).
+    """
+    if err.isatty():
+        print(STARTING_NOTICE, file=err, flush=True)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Run one file through a fresh worker; print the result (``--json``: the RunResult).
 
@@ -260,7 +277,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     when the sandbox failed or a graph asked for with ``--graph-png`` could not be drawn
     (a ``--graph-png`` whose directory is missing is refused at once, before the snippet
     runs: no directory is ever created, as in ``tutor play``'s ``graph DIR``).
+
+    The question bank's snippets (the curated set) are loaded only when the worker has no
+    isolation (backend ``none``), the one case they change a single run: only they may run.
+    Parsing the packs takes seconds, as long as the worker's start.
     """
+    from sandbox.curated import CuratedSnippets
     from sandbox.errors import SandboxError, SandboxRejected
     from sandbox.protocol import ErrorBody, RunRequest, RunResult, first_error
     from sandbox.settings import SandboxSettingsError
@@ -296,12 +318,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     origin = f"--backend {args.backend}" if args.backend is not None else "configuration"
 
     async def main() -> RunResult:
-        async with Worker(settings, backend_origin=origin) as worker:
+        async with Worker(
+            settings, curated=CuratedSnippets(), backend_origin=origin, one_job=True
+        ) as worker:
             assert worker.hello is not None
             if worker.hello.reason.startswith(CONTAINER_WALL_MISSING):
                 print(f"sandbox: {worker.hello.reason}", file=sys.stderr, flush=True)
+            if worker.hello.backend == "none":
+                worker.curated = await asyncio.to_thread(CuratedSnippets.load, settings.content)
             return await worker.run(request)
 
+    announce_start(sys.stderr)
     try:
         result = asyncio.run(main())
     except SandboxRejected as exc:

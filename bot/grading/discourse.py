@@ -88,8 +88,12 @@ FILLERS: Final = frozenset(
 )  # fmt: skip
 """Words an "I don't know" answer wraps around its phrase ("idk lol", "no idea tbh")."""
 
-ASIDE_MARKERS: Final = frozenset({"also", "btw", "plus", "tho", "though", "too", "even"})
-"""Words that add a side claim: "also X", "X btw", "plus, X", "X tho", "X too", "even X"."""
+ASIDE_MARKERS: Final = frozenset({"also", "btw", "plus", "tho", "though", "too", "even", "only"})
+"""Words that add a side claim: "also X", "X btw", "plus, X", "X tho", "X too", "even X",
+and a restriction "... only if X" / "... only when X" (``only`` before anything else is
+not a marker: "only leaves keep .grad")."""
+
+_RESTRICTING: Final = frozenset({"if", "when"})
 
 _CONCESSIVE: Final = frozenset({"though", "if", "when", "after", "before", "so", "then"})
 """Words after ``even`` that make it a concession or condition ("even if ...")."""
@@ -435,6 +439,13 @@ def aside(
             continue
         if word == "even" and i + 1 < n and surf[i + 1] in _CONCESSIVE:
             continue
+        if word == "only" and (
+            not (i + 1 < n and surf[i + 1] in _RESTRICTING and sent[i + 1] == sent[i])
+            or i == 0
+            or sent[i - 1] != sent[i]
+            or brk[i]
+        ):
+            continue  # "(only if some graph saved .grad, ...)" opens its own clause
         opens = i == 0 or sent[i - 1] != sent[i] or brk[i]
         closes = i + 1 >= n or sent[i + 1] != sent[i] or brk[i + 1]
         if word == "plus" and not opens:

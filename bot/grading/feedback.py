@@ -39,8 +39,8 @@ HEDGE_NUDGE: Final = (
     "counts as partial at most."
 )
 ASIDE_NUDGE: Final = (
-    "Check your side remark (after 'also', 'btw', 'even'...): it goes beyond the key point "
-    "and cannot be confirmed here, and a wrong extra claim lowers the grade."
+    "Check your side remark or condition (after 'also', 'btw', 'only if'...): it goes beyond "
+    "the key point and cannot be confirmed here, and a wrong extra claim lowers the grade."
 )
 REDIRECT_PREFIX: Final = "The cause you named is not the key one: "
 DISMISSAL_CORRECTION: Final = (

@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from bot.grading.sentences import TokenStream
+from bot.grading.sentences import TokenStream, negative_question
 from bot.grading.tokens import CODE, WORD
 
 WINDOW: Final = 6
@@ -477,6 +477,14 @@ def _forward(
             if stop_at_cue and j > start and word in SINGLE_CUES:
                 break
             if word not in FUNCTION_WORDS:
+                if (
+                    phrase_only
+                    and content
+                    and len(word) > 3
+                    and (word.endswith("s") or word.endswith("ed"))
+                    and not word.endswith("ss")
+                ):
+                    break  # "a scalar with no graph | needs gradient=": the outer verb
                 content = True
             elif phrase_only and content:
                 break
@@ -592,6 +600,14 @@ def scope(stream: TokenStream) -> Negation:
                     result.hedged = True
                 i += len(pseudo)
                 continue
+        if (
+            word == "not"
+            and i
+            and (i == 1 or sent[i - 2] != sent[i - 1])
+            and negative_question(stream, i - 1)
+        ):
+            i += 1  # "doesn't the graph get freed...?" asserts that it is freed
+            continue
         if word == "not" and i + 2 < n and surf[i + 1] in _ONLY and surf[i + 2] in _AUX:
             i += 2  # "not only does it add..." is emphasis, not negation
             continue

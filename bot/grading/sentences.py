@@ -253,6 +253,43 @@ def _unmarked_questions(stream: TokenStream, ends: list[int], breaks: list[int])
             stream.questions.add(number)
 
 
+_SUBJECT_STARTS: Final = frozenset(
+    {"the", "a", "an", "this", "that", "these", "those", "its", "their", "it", "they", "we",
+     "you", "there"}
+)  # fmt: skip
+
+
+def negative_question(stream: TokenStream, begin: int) -> bool:
+    """Whether the sentence starting at ``begin`` is a negative question: an auxiliary,
+    ``not``, then a subject ("doesn't the graph get freed after the first backward",
+    "isn't it because grads accumulate", "wouldn't x.grad just add up").
+
+    Such a question asserts its positive ("surely the graph is freed"): its ``not`` is not
+    a denial (bot/grading/negation.py skips it) and the sentence is uptalk, a claim said
+    unsure. An elliptical statement ("doesn't accumulate, it overwrites") has a verb after
+    ``not``, not a subject, and stays a denial. A new user's "doesnt the graph get freed
+    ... so the second one errors" was told it stated the opposite of the key point.
+    """
+    surf, kind, n = stream.surf, stream.kind, len(stream.surf)
+    return (
+        begin + 2 < n
+        and surf[begin] in _INVERTED
+        and surf[begin + 1] == "not"
+        and stream.sent[begin + 2] == stream.sent[begin]
+        and (surf[begin + 2] in _SUBJECT_STARTS or kind[begin + 2] == CODE)
+    )
+
+
+def _negative_questions(stream: TokenStream, ends: list[int]) -> None:
+    """Move every negative question (:func:`negative_question`) into ``stream.uptalk``."""
+    first = 0
+    for number, end in enumerate(ends):
+        begin, first = first, end
+        if negative_question(stream, begin):
+            stream.questions.discard(number)
+            stream.uptalk.add(number)
+
+
 def segment(text: str) -> TokenStream:
     """Tokenize normalised text and split it into sentences and clauses.
 
@@ -369,6 +406,8 @@ def segment(text: str) -> TokenStream:
         _split_uptalk(stream, ends, breaks)
     if not _UNMARKED_OPENERS.isdisjoint(stream.vocab):
         _unmarked_questions(stream, ends, breaks)
+    if "not" in stream.vocab:
+        _negative_questions(stream, ends)
     values = stream.values
     if found:  # ascending: recorded as the tokens were appended
         for i in found:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
 
 from bot.cli import main
-from bot.settings import EnvFileError, check_env_file
+from bot.settings import EnvFileError, TutorSettings, check_env_file
 
 COMMANDS = [
     ["stats", "--learner", "1"],
@@ -46,3 +47,53 @@ def test_a_usable_env_file_with_comments_and_export_passes(tmp_path: Path) -> No
 
 def test_a_missing_env_file_is_fine(tmp_path: Path) -> None:
     check_env_file(tmp_path / ".env")  # no error
+
+
+BOM = b"\xef\xbb\xbf"  # the UTF-8 byte-order mark Windows Notepad writes first
+
+
+@pytest.fixture(params=["dotenv's own reader", "python-dotenv <= 1.2.2's reader"])
+def dotenv_reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run the test with the installed python-dotenv, then with its reader as it was before
+    1.2.3 (which kept a leading BOM glued to the first name): pyproject does not pin it."""
+    if request.param.startswith("python-dotenv <="):
+        from dotenv import parser
+
+        def reader_keeping_the_bom(self: parser.Reader, stream: io.TextIOBase) -> None:
+            self.string = stream.read()
+            self.position = parser.Position.start()
+            self.mark = parser.Position.start()
+
+        monkeypatch.setattr(parser.Reader, "__init__", reader_keeping_the_bom)
+
+
+@pytest.mark.usefixtures("dotenv_reader")
+def test_a_env_file_with_a_byte_order_mark_sets_its_first_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TUTOR_PLAY_LEARNER_ID", raising=False)
+    (tmp_path / ".env").write_bytes(BOM + b"TUTOR_PLAY_LEARNER_ID=7\n")
+    check_env_file()
+    assert TutorSettings().play_learner_id == 7
+
+
+@pytest.mark.usefixtures("dotenv_reader")
+def test_a_bad_value_in_a_env_file_with_a_byte_order_mark_is_named_with_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TUTOR_DATABASE_PATH", raising=False)
+    (tmp_path / ".env").write_bytes(BOM + b"TUTOR_DATABASE_PATH=missing/dir/tutor.db\n")
+    assert main(["play", "--script"]) == 2
+    err = capsys.readouterr().err
+    assert "TUTOR_DATABASE_PATH: Value error, the directory 'missing/dir' does not exist" in err
+
+
+def test_a_byte_that_is_not_utf8_after_a_byte_order_mark_is_placed_in_the_file(
+    tmp_path: Path,
+) -> None:
+    env = tmp_path / ".env"
+    env.write_bytes(BOM + b"A=1\n\xff\n")
+    with pytest.raises(EnvFileError, match=r"byte 0xff at position 7\)"):
+        check_env_file(env)

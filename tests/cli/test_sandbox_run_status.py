@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
 
-from bot.cli.sandbox import RUN_EXIT_STATUS, run_exit_status
+from bot.cli.sandbox import RUN_EXIT_STATUS, STARTING_NOTICE, announce_start, run_exit_status
+from bot.content.loader import Bank
 from sandbox.protocol import JobOutcome, Limits, RunResult
 from tests.conftest import run_tutor
 
@@ -60,3 +62,31 @@ def test_a_clean_run_prints_only_the_snippets_output_and_the_status_line(tmp_pat
     assert done.stdout == "42\n"
     assert done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.startswith("[exit 0, ")
+
+
+@pytest.mark.slow
+def test_without_isolation_a_bank_snippet_still_runs(tmp_path: Path, bank: Bank) -> None:
+    """The curated snippets are loaded only for the backend ``none``: they must be, there."""
+    item = bank.items["TF3"]
+    snippet = tmp_path / "tf3.py"
+    snippet.write_text(item.snippet)
+    done = run_tutor("sandbox", "run", str(snippet), "--backend", "none")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip("\n") == item.expected_output.rstrip("\n")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_terminal_is_told_the_wait_is_the_workers_start() -> None:
+    err = _Terminal()
+    announce_start(err)
+    assert err.getvalue() == STARTING_NOTICE + "\n"
+
+
+def test_a_captured_stderr_gets_no_start_notice() -> None:
+    err = io.StringIO()
+    announce_start(err)
+    assert err.getvalue() == ""

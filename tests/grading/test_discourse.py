@@ -171,6 +171,8 @@ def test_a_hedged_answer_is_nudged_to_commit(grader: Grader) -> None:
         "grads accumulate across calls, plus the learning rate doubles",
         "grads accumulate across calls; the cpu copy gets freed tho",
         "grads accumulate across calls, even intermediate tensors keep theirs",
+        "grads accumulate across calls, but only when the tensor lives on the gpu",
+        "grads accumulate across calls only if the learning rate is small",
     ],
 )
 def test_an_unrecognised_side_claim_keeps_a_complete_answer_partial(
@@ -193,6 +195,8 @@ def test_a_side_remark_the_rubric_recognises_is_no_aside(grader: Grader) -> None
         "grads accumulate across calls even if you call backward on another loss",
         "grads accumulate across calls, the learning rate is too big to notice",
         "grads accumulate across calls, 2 + 2 = 4 plus 4",
+        "grads accumulate across calls (only if a graph saved .grad would += bite you)",
+        "grads accumulate across calls; only leaves keep their grads",
     ],
 )
 def test_concessions_degrees_and_sums_are_no_asides(grader: Grader, text: str) -> None:

@@ -149,6 +149,18 @@ def test_with_no_negates_only_its_noun_phrase() -> None:
     assert not {"works", "scalar"} & words
 
 
+def test_the_not_of_a_negative_question_denies_nothing() -> None:
+    assert not negated_words("doesnt the graph get freed after the first backward")
+    assert "accumulate" in negated_words("doesn't accumulate, it overwrites")
+
+
+def test_with_no_negates_its_noun_phrase_not_the_verb_after_it() -> None:
+    words = negated_words("a scalar with no graph needs gradient= to be passed")
+    assert "graph" in words
+    assert not {"needs", "gradient="} & words
+    assert {"grads", "accumulate"} & negated_words("the loop runs with no grads accumulated")
+
+
 def test_a_clause_initial_with_no_is_a_condition() -> None:
     text = "With no argument, backward seeds the output with 1"
     assert "argument" in conditional_words(text)

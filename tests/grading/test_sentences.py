@@ -138,3 +138,21 @@ def test_a_question_without_a_question_mark_is_a_question(text: str) -> None:
 )
 def test_a_statement_opening_with_a_wh_word_is_not_a_question(text: str) -> None:
     assert 0 not in segment(normalize(text)).questions
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "doesnt the graph get freed after the first backward so the second one errors",
+        "isn't it because grads accumulate?",
+        "wouldn't x.grad just add up",
+    ],
+)
+def test_a_negative_question_is_uptalk(text: str) -> None:
+    stream = segment(normalize(text))
+    assert (stream.questions, stream.uptalk) == (set(), {0})
+
+
+def test_an_elliptical_denial_is_no_negative_question() -> None:
+    stream = segment(normalize("doesn't accumulate, it overwrites"))
+    assert (stream.questions, stream.uptalk) == (set(), set())

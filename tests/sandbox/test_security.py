@@ -190,6 +190,28 @@ def test_a_file_past_the_size_limit_stops_the_job_naming_the_limit(sandbox: Sand
     assert_next_job_ok(sandbox)
 
 
+@pytest.mark.parametrize(
+    "code",
+    ["import sys\nsys.exit(153)\n", "raise SystemExit(153)\n", "import os\nos._exit(153)\n"],
+    ids=["sys.exit", "SystemExit", "os._exit"],
+)
+def test_a_snippets_own_exit_status_153_is_not_read_as_the_file_limit(
+    sandbox: Sandbox, code: str
+) -> None:
+    # 153 = 128 + SIGXFSZ, the status the job's SIGXFSZ handler exits with.
+    result = sandbox.run(code)
+    assert (result.status, result.exit_code, result.file_limit_mib) == ("exit 153", 153, None)
+    assert_next_job_ok(sandbox)
+
+
+@pytest.mark.parametrize("status", [128 + 9, 128 + 11, 128 + 24], ids=["KILL", "SEGV", "XCPU"])
+def test_an_exit_status_of_128_plus_a_signal_is_reported_as_that_exit_status(
+    sandbox: Sandbox, status: int
+) -> None:
+    result = sandbox.run(f"import sys\nsys.exit({status})\n")
+    assert (result.status, result.signal, result.cpu_exceeded) == (f"exit {status}", None, False)
+
+
 # -- memory
 
 
