@@ -95,6 +95,14 @@ not a marker: "only leaves keep .grad")."""
 
 _RESTRICTING: Final = frozenset({"if", "when"})
 
+
+def _restriction(stream: TokenStream, i: int) -> bool:
+    """Whether the ``only`` at ``i`` restricts: "only if/when ...", or with one word between
+    ("which only works when the model is in eval mode", "only happens if")."""
+    surf, sent, n = stream.surf, stream.sent, len(stream.surf)
+    return any(k < n and sent[k] == sent[i] and surf[k] in _RESTRICTING for k in (i + 1, i + 2))
+
+
 _CONCESSIVE: Final = frozenset({"though", "if", "when", "after", "before", "so", "then"})
 """Words after ``even`` that make it a concession or condition ("even if ...")."""
 
@@ -439,13 +447,8 @@ def aside(
             continue
         if word == "even" and i + 1 < n and surf[i + 1] in _CONCESSIVE:
             continue
-        if word == "only" and (
-            not (i + 1 < n and surf[i + 1] in _RESTRICTING and sent[i + 1] == sent[i])
-            or i == 0
-            or sent[i - 1] != sent[i]
-            or brk[i]
-        ):
-            continue  # "(only if some graph saved .grad, ...)" opens its own clause
+        if word == "only" and (not _restriction(stream, i) or i == 0 or sent[i - 1] != sent[i]):
+            continue  # "(only if some graph saved .grad, ...)" opens its own sentence
         opens = i == 0 or sent[i - 1] != sent[i] or brk[i]
         closes = i + 1 >= n or sent[i + 1] != sent[i] or brk[i + 1]
         if word == "plus" and not opens:

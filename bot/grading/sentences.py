@@ -290,6 +290,30 @@ def _negative_questions(stream: TokenStream, ends: list[int]) -> None:
             stream.uptalk.add(number)
 
 
+_GUESS_SUBJECTS: Final = frozenset({"it", "that", "this", "they"})
+
+
+def _unmarked_guesses(stream: TokenStream, ends: list[int]) -> None:
+    """Mark as uptalk the yes/no questions typed without a ``?`` that offer a guess: an
+    inverted auxiliary and a pronoun ("is it because grads accumulate", "does it just add
+    them up"; not ``do``: "do it under no_grad" is an imperative). A new user's "is it
+    because grads accumulate" was graded correct, an unhedged claim; with its ``?`` the
+    sentence stays a question (:func:`_split_uptalk`)."""
+    surf, kind = stream.surf, stream.kind
+    first = 0
+    for number, end in enumerate(ends):
+        begin, first = first, end
+        if number in stream.questions or number in stream.uptalk or end - begin < 3:
+            continue
+        if (
+            kind[begin] == WORD
+            and surf[begin] in _INVERTED
+            and surf[begin] != "do"  # "do it under no_grad" is an imperative
+            and surf[begin + 1] in _GUESS_SUBJECTS
+        ):
+            stream.uptalk.add(number)
+
+
 def segment(text: str) -> TokenStream:
     """Tokenize normalised text and split it into sentences and clauses.
 
@@ -408,6 +432,8 @@ def segment(text: str) -> TokenStream:
         _unmarked_questions(stream, ends, breaks)
     if "not" in stream.vocab:
         _negative_questions(stream, ends)
+    if not _GUESS_SUBJECTS.isdisjoint(stream.vocab):
+        _unmarked_guesses(stream, ends)
     values = stream.values
     if found:  # ascending: recorded as the tokens were appended
         for i in found:

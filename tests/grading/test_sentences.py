@@ -156,3 +156,15 @@ def test_a_negative_question_is_uptalk(text: str) -> None:
 def test_an_elliptical_denial_is_no_negative_question() -> None:
     stream = segment(normalize("doesn't accumulate, it overwrites"))
     assert (stream.questions, stream.uptalk) == (set(), set())
+
+
+@pytest.mark.parametrize(
+    "text", ["is it because grads accumulate", "does it just add them up over calls"]
+)
+def test_a_guess_typed_without_a_question_mark_is_uptalk(text: str) -> None:
+    assert segment(normalize(text)).uptalk == {0}
+
+
+def test_an_imperative_do_it_is_a_statement() -> None:
+    stream = segment(normalize("Do it under no_grad, the update is what fails."))
+    assert (stream.questions, stream.uptalk) == (set(), set())
