@@ -23,7 +23,6 @@ grader may read ``dev.jsonl`` but only the *numbers* of ``test.jsonl``;
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
@@ -34,6 +33,7 @@ from bot.content.models import Label
 from bot.grading.errors import GradingError
 from bot.grading.grader import Grader
 from bot.grading.models import MAX_ANSWER_CHARS, Response
+from bot.json_input import JsonInputError, loads_user_json
 
 MIN_AGREEMENT: Final = 0.90
 """Issue 4 target: at least 90% agreement on the 3-way label."""
@@ -112,9 +112,9 @@ def load_marked(path: Path) -> list[MarkedAnswer]:
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{path}:{number}: not JSON: {exc.msg}")
+            data = loads_user_json(raw)
+        except JsonInputError as exc:
+            problems.append(f"{path}:{number}: {exc.reason}")
             continue
         if not isinstance(data, dict):
             problems.append(f"{path}:{number}: expected a JSON object")
