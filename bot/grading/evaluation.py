@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from bot.content.models import Label
 from bot.grading.errors import GradingError
@@ -76,7 +76,7 @@ class MarkedAnswer(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     item_id: str = Field(min_length=1, max_length=16)
-    verdict: bool | None = None
+    verdict: StrictBool | None = None  # JSON true/false/null: 1 or "yes" is refused
     text: str = Field(min_length=1, max_length=MAX_ANSWER_CHARS)
     label: Label
     style: str = ""
