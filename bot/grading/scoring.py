@@ -367,16 +367,31 @@ def misconception_found(
     return found + crossing if crossing else found
 
 
+_VALUE_WORDS: Final = frozenset({"nan", "inf", "none", "zero", "zeros"})
+"""Words that state a value after a label ("sqrt: nan", "x.grad: None")."""
+
+
 def _states_a_value(surf: list[str], kinds: list[int], brk: list[bool]) -> bool:
     """Whether the words state a value: a printed tensor (``tensor`` then a number), a list
     of two or more numbers written as one (``[0.5, 0, 0.5]``), or a named tensor's attribute
     followed by ``None`` (``x.grad None``; a bare ``.grad None`` in a list of terms is
     not, nor is ``grad_fn None``). Terse answers built on these were called keyword lists
     ("tensor(27.), x.grad None"); adding the test changed no label of any marked set or
-    sample but one dev4 answer it fixed."""
+    sample but one dev4 answer it fixed. Two labelled values ("abs: 0, sqrt version: nan")
+    state values too (round 8b: graded as a keyword list)."""
+    labelled = 0
     for i in range(len(surf) - 1):
         if surf[i] == "tensor" and kinds[i + 1] == NUM:
             return True
+        if (
+            kinds[i] == WORD
+            and brk[i + 1]
+            and (kinds[i + 1] == NUM or surf[i + 1] in _VALUE_WORDS)
+            and (i + 2 >= len(surf) or brk[i + 2])
+        ):
+            labelled += 1
+            if labelled == 2:
+                return True
         if kinds[i] == NUM and kinds[i + 1] == NUM and brk[i + 1]:
             return True
         if (

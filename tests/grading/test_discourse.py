@@ -218,6 +218,12 @@ def test_an_aside_is_nudged_to_be_checked(grader: Grader) -> None:
     assert any(text.startswith("Check your side remark") for text in result.feedback.missing)
 
 
+def test_labelled_values_are_an_answer_not_a_keyword_list(bank: Bank) -> None:
+    # EC9 asks only for two gradients: "abs: 0, sqrt version: nan" answers it (MARKING.md)
+    result = Grader(bank).grade(Response(item_id="EC9", text="abs: 0, sqrt version: nan"))
+    assert result.label is Label.CORRECT
+
+
 @pytest.mark.parametrize("text", ["8 maybe? or 4", "8 I think", "8 or 4", "8, or maybe 4"])
 def test_a_hedged_or_offered_value_is_partial_at_best(bank: Bank, text: str) -> None:
     """An edge case has no verdict, so its opening clause is the claim itself: its hedge is
