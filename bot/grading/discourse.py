@@ -445,8 +445,10 @@ def aside(
             continue
         if word == "though" and i and surf[i - 1] == "even":
             continue
-        if word == "even" and i + 1 < n and surf[i + 1] in _CONCESSIVE:
-            continue
+        if word == "even" and (
+            (i + 1 < n and surf[i + 1] in _CONCESSIVE) or (i and surf[i - 1] in ("not", "no"))
+        ):
+            continue  # "even if ..." is a condition; "doesn't even bother" is emphasis
         if word == "only" and (not _restriction(stream, i) or i == 0 or sent[i - 1] != sent[i]):
             continue  # "(only if some graph saved .grad, ...)" opens its own sentence
         opens = i == 0 or sent[i - 1] != sent[i] or brk[i]

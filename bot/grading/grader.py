@@ -57,6 +57,14 @@ from bot.grading.verdict import NO_VERDICT, extract_verdict
 _PURE_CACHE_LIMIT: Final = 256
 
 
+ConceptRow = tuple[str, float, bool, Literal["affirm", "deny"], bool, int | None, CompiledRule]
+"""One concept as grading reads it: (id, weight, key, polarity, required, ``required_any``
+group or None, compiled rule)."""
+
+MisconceptionRow = tuple[str, Literal["affirm", "deny"], float | None, float | None, CompiledRule]
+"""One misconception as grading reads it: (id, polarity, penalty, cap, compiled rule)."""
+
+
 @dataclass(frozen=True, slots=True)
 class CompiledItem:
     """An item with its rubric compiled (built once, reused for every response).
@@ -69,6 +77,10 @@ class CompiledItem:
         key: ids of the key concepts (``required`` and the ``required_any`` groups' members,
             else those of the highest weight).
         required: ids of the rubric's ``required`` concepts.
+        concept_rows: per concept, rubric order, what grading reads of it as one tuple
+            (:data:`ConceptRow`), so the per-answer loop reads no pydantic attribute, set or
+            dict.
+        misconception_rows: the same for the misconceptions (:data:`MisconceptionRow`).
         yes_no: for an item of another kind whose answer key opens with a yes or a no
             ("No. Those buffers..."), that answer; None otherwise.
         groups: concept id -> index of its ``required_any`` group.
@@ -83,6 +95,8 @@ class CompiledItem:
     misconceptions: tuple[CompiledRule, ...]
     key: frozenset[str]
     required: frozenset[str]
+    concept_rows: tuple[ConceptRow, ...]
+    misconception_rows: tuple[MisconceptionRow, ...]
     yes_no: bool | None = None
     groups: dict[str, int] = field(default_factory=dict)
     gist: CompiledRule | None = None
@@ -110,17 +124,44 @@ def compile_item(item: Item) -> CompiledItem:
     if item.kind is not Kind.TRUE_FALSE:
         yes_no = extract_verdict(segment(normalize(item.answer.text))).value
     gist = compiler.rule("gist", "affirm", rubric.gist) if rubric.gist else None
+    required = frozenset(rubric.required)
     return CompiledItem(
         item,
         compiler,
         concepts,
         misconceptions,
         key,
-        frozenset(rubric.required),
+        required,
+        _concept_rows(item, concepts, key, required, groups),
+        _misconception_rows(item, misconceptions),
         yes_no,
         groups,
         gist,
         _prompt_words(item, compiler, concepts),
+    )
+
+
+def _concept_rows(
+    item: Item,
+    concepts: tuple[CompiledRule, ...],
+    key: frozenset[str],
+    required: frozenset[str],
+    groups: dict[str, int],
+) -> tuple[ConceptRow, ...]:
+    """The item's concepts as :data:`ConceptRow` tuples, rubric order."""
+    return tuple(
+        (c.id, c.weight, c.id in key, c.polarity, c.id in required, groups.get(c.id), rule)
+        for c, rule in zip(item.rubric.concepts, concepts, strict=True)
+    )
+
+
+def _misconception_rows(
+    item: Item, misconceptions: tuple[CompiledRule, ...]
+) -> tuple[MisconceptionRow, ...]:
+    """The item's misconceptions as :data:`MisconceptionRow` tuples, rubric order."""
+    return tuple(
+        (m.id, m.polarity, m.penalty, m.cap, rule)
+        for m, rule in zip(item.rubric.misconceptions, misconceptions, strict=True)
     )
 
 
@@ -197,40 +238,35 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         agrees = reading.value == compiled.yes_no
 
     matcher = Matcher(compiled.compiler, stream, negation)
-    rubric = item.rubric
+    concept_rows = compiled.concept_rows
     outcomes: list[ConceptOutcome] = []
     matches: list[RuleHits] = []
-    for concept, rule in zip(rubric.concepts, compiled.concepts, strict=True):
+    for concept_id, weight, is_key, polarity, is_required, group, rule in concept_rows:
         hits = matcher.rule(rule)
         matches.append(hits)
         outcomes.append(
             concept_outcome(
-                concept.id, concept.weight, concept.id in compiled.key, concept.polarity,
-                hits, required=concept.id in compiled.required,
-                group=compiled.groups.get(concept.id),
+                concept_id, weight, is_key, polarity, hits, required=is_required, group=group
             )
-        )  # fmt: skip
+        )
     found: list[MisconceptionOutcome] = []
     claims: list[Span] = []  # what capped misconceptions stated: their words credit nothing
-    for misconception, rule in zip(rubric.misconceptions, compiled.misconceptions, strict=True):
+    for misconception_id, polarity, penalty, cap, rule in compiled.misconception_rows:
         hits = matcher.rule(rule)
         matches.append(hits)
-        spans = misconception_found(misconception.polarity, hits, negation, stream.surf)
+        spans = misconception_found(polarity, hits, negation, stream.surf)
         if spans:
-            if misconception.cap is not None:
+            if cap is not None:
                 claims.extend(spans)
             found.append(
                 MisconceptionOutcome(
-                    misconception.id,
-                    misconception.penalty,
-                    misconception.cap,
-                    all(span[2] & FUZZY for span in spans),
+                    misconception_id, penalty, cap, all(span[2] & FUZZY for span in spans)
                 )
             )
     if claims:
         outcomes = [
-            outside_claims(o, concept.polarity, hits, claims)
-            for concept, o, hits in zip(rubric.concepts, outcomes, matches, strict=False)
+            outside_claims(o, row[3], hits, claims)
+            for row, o, hits in zip(concept_rows, outcomes, matches, strict=False)
         ]
     stuffing = is_keyword_stuffing(stream, reading.end, matcher.matched_tokens, domain_stems())
     # A gist is a brief claim: a conditional mention ("if it errors...") does not count, nor
@@ -354,27 +390,32 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         dismissive=dismissal,
         unrecognised_reason=unrecognised_reason,
     )
-    return GradeResult(
-        item_id=item.id,
-        score=assessment.score,
-        label=assessment.label,
-        verdict=verdict,
-        verdict_source=source,
-        verdict_correct=verdict_correct,
-        verdict_conflict=conflict,
-        concepts_hit=hit,
-        concepts_missing=[o.id for o in not_hit],
-        concepts_contradicted=contradicted,
-        misconceptions=[m.id for m in found],
-        confidence=assessment.confidence,
-        feedback=feedback,
-        gist=gist,
-        gesture=gesture,
-        hedged=hedge,
-        aside=side,
-        restated=restatement,
-        redirected=redirect,
-        dismissive=dismissal,
+    # model_validate of a dict: the same validation as GradeResult(...) without the
+    # interpreted BaseModel.__init__ and its keyword arguments (docs/GRADING.md "Speed,
+    # round 7"); a misspelt key is still refused (extra="forbid").
+    return GradeResult.model_validate(
+        {
+            "item_id": item.id,
+            "score": assessment.score,
+            "label": assessment.label,
+            "verdict": verdict,
+            "verdict_source": source,
+            "verdict_correct": verdict_correct,
+            "verdict_conflict": conflict,
+            "concepts_hit": hit,
+            "concepts_missing": [o.id for o in not_hit],
+            "concepts_contradicted": contradicted,
+            "misconceptions": [m.id for m in found],
+            "confidence": assessment.confidence,
+            "feedback": feedback,
+            "gist": gist,
+            "gesture": gesture,
+            "hedged": hedge,
+            "aside": side,
+            "restated": restatement,
+            "redirected": redirect,
+            "dismissive": dismissal,
+        }
     )
 
 

@@ -31,7 +31,6 @@ import functools
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import compress
 from typing import Final, Literal, TypeVar
 
 from bot.content.patterns import (
@@ -603,7 +602,6 @@ class Matcher:
         # One plain loop over typed locals: the compiled grader runs it as native code.
         word_cache: dict[str, tuple[tuple[int, int], ...]] = compiler.word_cache
         other_cache: dict[str, tuple[tuple[int, int], ...]] = compiler.other_cache
-        hits: list[tuple[tuple[int, int], ...]] = []
         positions: dict[int, list[Span]] = {}
         plain = _one_token_spans(n)
         for i in range(n):
@@ -612,7 +610,6 @@ class Matcher:
             got = word_cache.get(text) if kind == WORD else other_cache.get(text)
             if got is None:  # a token this item has not seen yet
                 got = compiler.lookup(kind, text)
-            hits.append(got)
             for aid, flags in got:
                 span = (i, i, flags, (i,)) if flags else plain[i]
                 spans = positions.get(aid)
@@ -623,13 +620,13 @@ class Matcher:
         self.positions = positions
         """atom id -> the one-token spans where it matched, in text order."""
         self._present = positions.keys()
-        self._hits = hits
         self._memo: dict[int, list[Span]] = {}
         self._classes: bytearray | None = None
 
     def matched_tokens(self) -> set[int]:
-        """Indices of tokens that some atom of the item matched."""
-        return set(compress(range(len(self._hits)), self._hits))
+        """Indices of tokens that some atom of the item matched (read from the one-token
+        spans of :attr:`positions`, so the per-answer lookup keeps no per-token list)."""
+        return {span[0] for spans in self.positions.values() for span in spans}
 
     def _term(self, term: CTerm) -> list[Span]:
         positions = self.positions

@@ -151,6 +151,8 @@ def wrong_arithmetic(
     ``2 * 4 = 6 = 8`` do not. Only runs with at least one operator are checked. A clause
     break (a bracket, a comma) ends a run: in "2x (branch 1) + y (branch 2) = 6 + 4 = 10"
     the 2 is a label, not an operand (a dev8 WHY1 answer was told its arithmetic was wrong).
+    Nor does a run start at the right operand of a symbolic term (the 2 of "3t**2 = 3*9 =
+    27", a correct dev9 EC11 answer).
 
     Args:
         surf, kind, sent: the token stream's parallel lists.
@@ -168,6 +170,10 @@ def wrong_arithmetic(
         if i < resume:
             continue
         if i + 2 not in values:  # every step of a run ends on a number: this one is alone
+            resume = i + 1
+            continue
+        if i >= 2 and surf[i - 1] in _OPS and i - 2 not in values and kind[i - 2] != OP:
+            # the right operand of a symbolic term ("3t**2 = 3*9 = 27"): not a value
             resume = i + 1
             continue
         # Collect a run: value (op value)* ((= value (op value)*))*

@@ -197,6 +197,7 @@ def test_a_side_remark_the_rubric_recognises_is_no_aside(grader: Grader) -> None
         "grads accumulate across calls even if you call backward on another loss",
         "grads accumulate across calls, the learning rate is too big to notice",
         "grads accumulate across calls, 2 + 2 = 4 plus 4",
+        "grads accumulate across calls, zero_grad doesn't even run by itself",
         "grads accumulate across calls (only if a graph saved .grad would += bite you)",
         "grads accumulate across calls; only leaves keep their grads",
     ],

@@ -80,3 +80,9 @@ def test_a_number_before_a_bracket_is_a_label_not_an_operand() -> None:
     assert not stream.wrong_arithmetic
     assert 10.0 in stream.values.values()
     assert segment(normalize("(branch 2) 6 + 4 = 11")).wrong_arithmetic
+
+
+def test_the_exponent_of_a_symbolic_term_starts_no_computation() -> None:
+    assert not segment(normalize("d/dt t³ = 3t² = 3*9 = 27")).wrong_arithmetic
+    assert segment(normalize("x = 2 + 2 = 5")).wrong_arithmetic
+    assert segment(normalize("grad = 2*x = 2*3 = 7")).wrong_arithmetic
