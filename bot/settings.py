@@ -75,19 +75,26 @@ def check_env_file(path: Path = ENV_FILE) -> None:
     pydantic-settings reads the file with python-dotenv, which raises a bare
     :class:`UnicodeDecodeError` on a byte that is not UTF-8 and only logs (then skips) a line
     it cannot parse. The CLI calls this before any command reads settings, so each of those
-    becomes one sentence and exit status 2. A missing file (or a directory, which
-    pydantic-settings ignores too) is fine: the defaults and the environment apply, and so
-    is a leading UTF-8 byte-order mark (:data:`ENV_FILE_ENCODING`).
+    becomes one sentence and exit status 2. So does a directory named ``.env``, which
+    pydantic-settings skips without a word (fresh7 #10: every setting in it silently
+    ignored). A missing file is fine: the defaults and the environment apply, and so is a
+    leading UTF-8 byte-order mark (:data:`ENV_FILE_ENCODING`).
 
     Args:
         path: the file, by default :data:`ENV_FILE` (``.env`` in the working directory).
 
     Raises:
         EnvFileError: e.g. ``.env: not UTF-8 (byte 0xff at position 0)``, ``.env: line 3
-            is not NAME=value: 'this is bad'``, ``.env: cannot be read (Permission denied)``.
+            is not NAME=value: 'this is bad'``, ``.env: cannot be read (Permission denied)``,
+            ``.env: is a directory, not a settings file ...``.
     """
     from dotenv.parser import parse_stream  # python-dotenv: pydantic-settings' own parser
 
+    if path.is_dir():
+        raise EnvFileError(
+            f"{path}: is a directory, not a settings file of NAME=value lines: nothing in it "
+            "would be read; move it away or replace it with a file"
+        )
     if not path.is_file():
         return
     try:

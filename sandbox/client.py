@@ -57,6 +57,7 @@ from sandbox.protocol import (
     RunResult,
     first_error,
 )
+from sandbox.settings import sandbox_environment
 
 __all__ = [
     "LocalSandbox",
@@ -289,9 +290,11 @@ class LocalSandbox:
     """Starts ``python -m sandbox serve`` on a private Unix socket; yields a client.
 
     The child gets only ``PATH``, ``HOME``, ``LANG`` and the ``TUTOR_SANDBOX_*`` variables
-    of this process (no bot token). Its log goes to a file in its private directory; when
-    start-up fails, the error (:class:`~sandbox.errors.SandboxStartFailed`) carries the
-    log's last lines, and the directory is removed.
+    of this process and of ``.env`` in its working directory
+    (:func:`sandbox.settings.sandbox_environment`; no bot token). Its log goes to a file in
+    its private directory; when start-up fails, the error
+    (:class:`~sandbox.errors.SandboxStartFailed`) carries the log's last lines, and the
+    directory is removed.
 
     Args:
         content: packs whose snippets are curated (run even without isolation).
@@ -311,7 +314,7 @@ class LocalSandbox:
         env: dict[str, str] | None = None,
     ) -> None:
         self.content = list(content)
-        self.python = python or os.environ.get("TUTOR_SANDBOX_PYTHON") or sys.executable
+        self.python = python or sandbox_environment().get("TUTOR_SANDBOX_PYTHON") or sys.executable
         self._python_flag = python
         self.startup_timeout_s = startup_timeout_s
         self.extra_args = list(extra_args)
@@ -345,7 +348,7 @@ class LocalSandbox:
 
     async def _start(self) -> None:
         log_path = self.socket_path.with_name("service.log")
-        env = {k: v for k, v in os.environ.items() if k.startswith("TUTOR_SANDBOX_")}
+        env = sandbox_environment()  # the environment's and .env's TUTOR_SANDBOX_* values
         for name in ("PATH", "HOME", "LANG", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
             if name in os.environ:
                 env[name] = os.environ[name]

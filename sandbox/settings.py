@@ -1,14 +1,18 @@
 """Sandbox configuration from the environment (``TUTOR_SANDBOX_*``), with units in names.
 
-Every field can be set as ``TUTOR_SANDBOX_<FIELD>`` (e.g. ``TUTOR_SANDBOX_WALL_S=3``); the
-CLI's flags override the environment. Nothing is read at import time: build a
-:class:`SandboxSettings` in the composition root (the CLI entry), with
-:func:`load_sandbox_settings` so a bad value becomes one line naming the variable, and pass
-it down.
+Every field can be set as ``TUTOR_SANDBOX_<FIELD>`` (e.g. ``TUTOR_SANDBOX_WALL_S=3``), in the
+environment or in ``.env`` in the working directory, read as every ``TUTOR_*`` settings class
+reads it (:data:`bot.settings.TUTOR_ENV`: the environment wins, the file is UTF-8 with an
+optional byte-order mark, an empty value means unset); the CLI's flags override both. A
+missing ``.env`` (as in the sandbox image, which compose never gives one) is fine. Nothing
+is read at import time: build a :class:`SandboxSettings` in the composition root (the CLI
+entry), with :func:`load_sandbox_settings` so a bad value becomes one line naming the
+variable, and pass it down.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,6 +21,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
+from bot.settings import ENV_FILE, ENV_FILE_ENCODING
 from sandbox.protocol import (
     DEFAULT_CPU_S,
     DEFAULT_MEMORY_MIB,
@@ -50,7 +55,15 @@ class SandboxSettings(BaseSettings):
         max_request_bytes: an HTTP body larger than this is refused with 413.
     """
 
-    model_config = SettingsConfigDict(env_prefix="TUTOR_SANDBOX_", extra="ignore")
+    # The sources and rules of bot.settings.TUTOR_ENV (fresh7 #5: .env was ignored here, so
+    # TUTOR_SANDBOX_WALL_S=-1 in .env ran and =1 did nothing), with this class's prefix.
+    model_config = SettingsConfigDict(
+        env_prefix="TUTOR_SANDBOX_",
+        env_file=ENV_FILE,
+        env_file_encoding=ENV_FILE_ENCODING,
+        env_ignore_empty=True,
+        extra="ignore",
+    )
 
     wall_s: float = Field(DEFAULT_WALL_S, gt=0, le=600)
     cpu_s: float = Field(DEFAULT_CPU_S, gt=0, le=600)
@@ -81,6 +94,38 @@ class SandboxSettings(BaseSettings):
 
 
 ENV_PREFIX = "TUTOR_SANDBOX_"
+
+
+def sandbox_environment(
+    environ: Mapping[str, str] | None = None, env_file: Path = ENV_FILE
+) -> dict[str, str]:
+    """The ``TUTOR_SANDBOX_*`` variables a worker started as a child process must get.
+
+    A local worker (:class:`sandbox.client.LocalSandbox`) runs in the package's directory
+    with a scrubbed environment, so the values this process's :class:`SandboxSettings` read
+    from ``.env`` are passed on as variables: the child then uses exactly what was checked
+    here (the bot token and every other ``.env`` line stay behind).
+
+    Args:
+        environ: the environment (default ``os.environ``); it wins over the file, and an
+            empty value in it means unset, as for :class:`SandboxSettings`.
+        env_file: the ``.env`` file (default ``.env`` in the working directory); missing,
+            or a directory, adds nothing (:func:`bot.settings.check_env_file` refuses the
+            latter before any command runs).
+
+    Returns:
+        ``{"TUTOR_SANDBOX_WALL_S": "3", ...}``: the file's non-empty values, then the
+        environment's non-empty ones on top.
+    """
+    from dotenv import dotenv_values  # python-dotenv: pydantic-settings' own reader
+
+    found: dict[str, str] = {}
+    if env_file.is_file():
+        values = dotenv_values(env_file, encoding=ENV_FILE_ENCODING)
+        found.update({k: v for k, v in values.items() if k.startswith(ENV_PREFIX) and v})
+    environ = os.environ if environ is None else environ
+    found.update({k: v for k, v in environ.items() if k.startswith(ENV_PREFIX) and v})
+    return found
 
 
 class SandboxSettingsError(ValueError):

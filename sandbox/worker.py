@@ -21,6 +21,7 @@ import contextlib
 import logging
 import math
 import os
+import signal
 import socket
 import sys
 import tempfile
@@ -119,6 +120,7 @@ class Worker:
         self._start_lock = asyncio.Lock()
         self._running = 0
         self._waiting = 0
+        self._abandoned = 0  # jobs dispatched, then cancelled before their answer was read
         self._prewarm: asyncio.Task[None] | None = None
         self._jail_parent = Path(tempfile.gettempdir())
 
@@ -220,6 +222,11 @@ class Worker:
                 cwd=package_root,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.DEVNULL,
+                # Its own session, so a terminal's Ctrl-C (SIGINT to the foreground process
+                # group) reaches only this process, which stops the zygote itself (close or
+                # cancellation): the zygote and its spares dumped KeyboardInterrupt
+                # tracebacks (fresh7 #7). PR_SET_PDEATHSIG still ends it with this process.
+                start_new_session=True,
             )
         except OSError as exc:
             mine.close()
@@ -240,6 +247,11 @@ class Worker:
             raise SandboxUnavailable(
                 f"the sandbox did not start within {STARTUP_TIMEOUT_S:g} s"
             ) from exc
+        except asyncio.CancelledError:  # Ctrl-C during start-up: no half-started zygote
+            if self._proc.returncode is None:
+                self._proc.kill()  # mid-import: closing its socket would make it raise
+            await self._stop_zygote()
+            raise
         if not raw:
             code = await self._proc.wait()
             await self._stop_zygote()
@@ -274,6 +286,14 @@ class Worker:
         proc, self._proc = self._proc, None
         if proc is None:
             return
+        if proc.returncode is None and self._abandoned:
+            # A spare still runs a job nobody will read (its zygote would wait 5 s for it,
+            # and it would run to its wall limit): end the zygote's process group (its own
+            # session, see _spawn) now; each namespaces job has PR_SET_PDEATHSIG. The
+            # zygote is not reaped yet (no returncode), so the group id is still its pid.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            self._abandoned = 0
         if proc.returncode is None:
             try:
                 await asyncio.wait_for(proc.wait(), 10.0)
@@ -388,6 +408,7 @@ class Worker:
         assert self._jobs is not None
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         trace.mark("dispatched")
+        answered = False
         try:
             try:
                 socket.send_fds(self._jobs, [b"run"], [theirs.fileno()])
@@ -405,6 +426,11 @@ class Worker:
                     spec.limits.wall_s + ANSWER_GRACE_S,
                 )
                 answered_s = time.monotonic()
+                answered = True
+            except asyncio.CancelledError:
+                # Ctrl-C, or a caller gone: its spare runs on up to wall_s; close() stops it.
+                self._abandoned += not answered
+                raise
             finally:
                 writer.close()
         except TimeoutError as exc:

@@ -1043,6 +1043,10 @@ def jailed_interpreter(
             _process_rlimits(cfg)
         _common_rlimits(cfg)
         jail.drop_privileges(cfg.uid)
+        # Changing credentials clears the parent-death signal (prctl(2), PR_SET_PDEATHSIG):
+        # set it again, so a job whose spare is killed (a worker stopped mid-job: Ctrl-C in
+        # `tutor sandbox run`) ends with it, not at its own end, unwatched (fresh7 #7).
+        jail.prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)
         null = os.open("/dev/null", os.O_RDONLY)
         os.dup2(null, 0)
         os.dup2(out_w, 1)

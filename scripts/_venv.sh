@@ -15,8 +15,8 @@ if ! "$CHECK" -c 'import sys; raise SystemExit(sys.version_info < (3, 11))'; the
     exit 1
 fi
 if [ ! -x "$VENV/bin/python" ]; then
-    echo "==> creating $VENV"
-    "$PYTHON" -m venv "$VENV"
+    echo "==> creating $VENV" >&2
+    "$PYTHON" -m venv "$VENV" >&2
 fi
 # shellcheck disable=SC1091
 . "$VENV/bin/activate"
@@ -31,7 +31,7 @@ install_cpu_torch() {
         2>/dev/null; then
         return 0
     fi
-    echo "==> installing torch==2.13.0 (CPU build)"
+    echo "==> installing torch==2.13.0 (CPU build)" >&2
     python -m pip install --quiet --no-deps --no-index torch==2.13.0 2>/dev/null \
         || python -m pip install --quiet --no-deps torch==2.13.0 \
             --index-url "${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}"

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 from packaging.requirements import Requirement
 from packaging.version import Version
@@ -78,3 +79,40 @@ def test_install_editable_hides_setuptools_editable_notice_but_no_other_warning(
     ).stderr
     assert "Editable installation" not in shown
     assert "Something else a build backend warns about" in shown
+
+
+def _shell_scripts() -> list[Path]:
+    return [p for p in sorted((ROOT / "scripts").iterdir()) if p.is_file() and p.suffix != ".py"]
+
+
+def test_every_progress_line_of_the_scripts_goes_to_stderr() -> None:
+    # stdout is the command's own (`printf ... | ./scripts/play --json` reads JSON lines):
+    # fresh7 #8, `==> creating .venv` on stdout was a line that does not parse.
+    on_stdout = [
+        f"{path.name}:{number}: {line.strip()}"
+        for path in _shell_scripts()
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if re.match(r"\s*(echo|printf)\b", line) and not line.rstrip().endswith(">&2")
+    ]
+    assert on_stdout == []
+
+
+def test_creating_the_venv_writes_nothing_on_stdout(tmp_path: Path) -> None:
+    # A stub interpreter: passes the version check, and "makes" a venv noisily on stdout.
+    stub = tmp_path / "python3"
+    stub.write_text(
+        "#!/usr/bin/env bash\n"
+        '[ "$1" = -c ] && exit 0\n'
+        'echo "venv tool chatter"; mkdir -p "$3/bin"; : > "$3/bin/activate"\n'
+    )
+    stub.chmod(0o755)
+    env = {"PATH": "/usr/bin:/bin", "PYTHON": str(stub), "VENV": str(tmp_path / "venv")}
+    done = subprocess.run(
+        ["bash", "-c", ". scripts/_venv.sh"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert (done.stdout, done.stderr.splitlines()[0]) == ("", f"==> creating {env['VENV']}")

@@ -13,8 +13,10 @@ the run goes on::
 
     {"line": 3, "item_id": "TF99", "error": "unknown_item", "message": "unknown item id 'TF99'"}
 
-Errors: ``blank_line`` (nothing on the line), ``invalid_json``, ``invalid_request``
-(missing/ill-typed fields), ``unknown_item``, ``empty_answer`` (a text that is empty after
+Errors: ``blank_line`` (nothing on the line), ``invalid_json`` (also a line whose arrays or
+objects nest past about 1,000 levels: ``nested too deeply``), ``invalid_request``
+(missing/ill-typed fields; ``verdict`` is ``true``, ``false`` or ``null``, never ``1`` or
+``"true"``), ``unknown_item``, ``empty_answer`` (a text that is empty after
 normalisation: blank, or only markup such as a lone code fence; ``--text`` and ``tutor play``
 and Discord refuse it with the same words), ``answer_too_long`` (over 4,000 characters). Bytes
 that are not UTF-8 read as U+FFFD inside a JSON string; a line that is not JSON because of
@@ -35,13 +37,12 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from bot.cli.content import PATHS_HELP, configured_content, load_bank_or_report
 from bot.content.models import Kind, canonical_item_id
@@ -58,15 +59,24 @@ from bot.grading.models import (
     GradeResult,
     replace_lone_surrogates,
 )
+from bot.json_input import JsonInputError, loads_user_json
 
 
 class GradeRequest(BaseModel):
-    """One input line of ``tutor grade --jsonl``."""
+    """One input line of ``tutor grade --jsonl``.
+
+    Attributes:
+        item_id: the item answered (any case).
+        verdict: JSON ``true``, ``false`` or ``null``; pydantic's lax mode would take ``1``,
+            ``"yes"`` or ``"true"`` as true (fresh7 #10), so the field is strict and those are
+            refused as ``invalid_request`` naming ``verdict``.
+        text: the answer.
+    """
 
     model_config = ConfigDict(extra="ignore")
 
     item_id: str
-    verdict: bool | None = None
+    verdict: StrictBool | None = None
     text: str
 
 
@@ -177,12 +187,12 @@ def grade_line(
     if not raw.strip():
         return _error(number, None, "blank_line", "blank line: expected one JSON object")
     try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        if not_utf8 is not None:
+        data = loads_user_json(raw)
+    except JsonInputError as exc:
+        if not_utf8 is not None and not exc.too_deep:
             message = f"not UTF-8 ({not_utf8}): a JSON line is UTF-8 text"
             return _error(number, None, "invalid_json", message)
-        return _error(number, None, "invalid_json", f"not JSON: {exc.msg}")
+        return _error(number, None, "invalid_json", exc.reason)
     if not isinstance(data, dict):
         message = f"each line must be a JSON object, not {_json_kind(data)}"
         return _error(number, None, "invalid_request", message)

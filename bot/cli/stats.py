@@ -130,10 +130,20 @@ async def _read(settings: ProgressSettings, learner_id: int, guild_id: int | Non
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    """Print the learner's stats; exit 1 when the database is missing or unreadable."""
+    """Print the learner's stats; exit 1 when the database is missing or unreadable, 2 on a
+    bad ``TUTOR_*`` database setting (one line each, naming the variable, as ``tutor play``
+    and ``tutor health`` do)."""
+    from pydantic import ValidationError
+
     from bot.progress.settings import ProgressSettings
 
-    settings = ProgressSettings()
+    try:
+        settings = ProgressSettings()
+    except ValidationError as exc:  # fresh7 #6: this was a pydantic traceback, exit 1
+        for err in exc.errors():
+            name = "TUTOR_" + str(err["loc"][0]).upper() if err["loc"] else "settings"
+            print(f"tutor stats: {name}: {err['msg']}", file=sys.stderr)
+        return 2
     if args.db is not None:
         settings = settings.model_copy(update={"database_path": args.db})
     path = settings.database_path

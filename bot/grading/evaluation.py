@@ -23,17 +23,17 @@ grader may read ``dev.jsonl`` but only the *numbers* of ``test.jsonl``;
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from bot.content.models import Label
 from bot.grading.errors import GradingError
 from bot.grading.grader import Grader
 from bot.grading.models import MAX_ANSWER_CHARS, Response
+from bot.json_input import JsonInputError, loads_user_json
 
 MIN_AGREEMENT: Final = 0.90
 """Issue 4 target: at least 90% agreement on the 3-way label."""
@@ -76,7 +76,7 @@ class MarkedAnswer(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     item_id: str = Field(min_length=1, max_length=16)
-    verdict: bool | None = None
+    verdict: StrictBool | None = None  # JSON true/false/null: 1 or "yes" is refused
     text: str = Field(min_length=1, max_length=MAX_ANSWER_CHARS)
     label: Label
     style: str = ""
@@ -112,9 +112,9 @@ def load_marked(path: Path) -> list[MarkedAnswer]:
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{path}:{number}: not JSON: {exc.msg}")
+            data = loads_user_json(raw)
+        except JsonInputError as exc:
+            problems.append(f"{path}:{number}: {exc.reason}")
             continue
         if not isinstance(data, dict):
             problems.append(f"{path}:{number}: expected a JSON object")

@@ -97,3 +97,19 @@ def test_a_byte_that_is_not_utf8_after_a_byte_order_mark_is_placed_in_the_file(
     env.write_bytes(BOM + b"A=1\n\xff\n")
     with pytest.raises(EnvFileError, match=r"byte 0xff at position 7\)"):
         check_env_file(env)
+
+
+def test_a_env_that_is_a_directory_is_refused_naming_it(tmp_path: Path) -> None:
+    env = tmp_path / ".env"
+    env.mkdir()
+    with pytest.raises(EnvFileError, match=rf"^{env}: is a directory, not a settings file"):
+        check_env_file(env)
+
+
+def test_a_env_directory_stops_a_command_with_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").mkdir()
+    assert main(["stats", "--learner", "1"]) == 2
+    assert capsys.readouterr().err.startswith("tutor stats: .env: is a directory")

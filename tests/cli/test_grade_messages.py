@@ -81,3 +81,17 @@ def test_a_verdict_for_an_item_without_one_is_said_to_be_ignored(
     assert main(["grade", "SE1", "--verdict", "true", "--text", "the grads double"]) == 0
     err = capsys.readouterr().err
     assert "--verdict true ignored: SE1 is a spot-the-error item" in err
+
+
+@pytest.mark.parametrize("verdict", [1, 0, "true", "yes", "false"])
+def test_a_jsonl_verdict_that_is_not_true_false_or_null_is_refused_naming_it(
+    bank: Bank, verdict: object
+) -> None:
+    out = io.StringIO()
+    line = json.dumps({"item_id": "TF3", "verdict": verdict, "text": "grads pile up"})
+    assert grade_lines(Grader(bank), io.StringIO(line + "\n"), out) == 1
+    row = json.loads(out.getvalue())
+    assert (row["error"], row["message"]) == (
+        "invalid_request",
+        "verdict: Input should be a valid boolean",
+    )

@@ -56,3 +56,24 @@ def test_play_without_a_sandbox_does_not_read_the_sandbox_variables(
     monkeypatch.setattr(logging.root, "handlers", [])  # play's basicConfig: not past this test
     assert main(["play", "--script", "--sandbox", "off"]) == 0
     assert "TUTOR_SANDBOX_WALL_S" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("prog", "args"),
+    [
+        ("tutor sandbox", ["sandbox", "run", "{snippet}"]),
+        ("tutor play", ["play", "--script"]),
+    ],
+)
+def test_a_bad_sandbox_value_in_dot_env_stops_the_command_naming_it(
+    bad_wall: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    prog: str,
+    args: list[str],
+) -> None:
+    monkeypatch.delenv("TUTOR_SANDBOX_WALL_S")
+    (bad_wall.parent / ".env").write_text("TUTOR_SANDBOX_WALL_S=-1\n")
+    argv = [a.replace("{snippet}", str(bad_wall)) for a in args]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"{prog}: {PROBLEM}\n"

@@ -326,3 +326,34 @@ def test_an_empty_file_is_called_a_new_database_not_damage(
     err = capsys.readouterr().err
     assert f"tutor stats: {empty} is an empty, new database" in err
     assert "cannot read" not in err
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("TUTOR_DB_SYNCHRONOUS", "maybe", "Input should be 'NORMAL' or 'FULL'"),
+        ("TUTOR_ANSWER_RETENTION_DAYS", "-3", "Input should be greater than or equal to 0"),
+        ("TUTOR_DB_BUSY_TIMEOUT_S", "1e999", "Input should be less than or equal to 600"),
+    ],
+)
+def test_a_bad_database_setting_is_one_line_naming_it_and_exit_2(
+    db_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    value: str,
+    message: str,
+) -> None:
+    monkeypatch.setenv(name, value)
+    assert main(["stats", "--learner", str(ALICE), "--db", str(db_path)]) == 2
+    assert capsys.readouterr().err == f"tutor stats: {name}: {message}\n"
+
+
+def test_a_bad_database_setting_in_dot_env_is_named_too(
+    db_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(db_path.parent)
+    monkeypatch.delenv("TUTOR_DB_SYNCHRONOUS", raising=False)
+    (db_path.parent / ".env").write_text("TUTOR_DB_SYNCHRONOUS=maybe\n")
+    assert main(["stats", "--learner", str(ALICE), "--db", str(db_path)]) == 2
+    assert "TUTOR_DB_SYNCHRONOUS" in capsys.readouterr().err
