@@ -210,6 +210,17 @@ def _split_uptalk(stream: TokenStream, ends: list[int], breaks: list[int]) -> No
         stream.uptalk.add(number)
 
 
+def _statements(stream: TokenStream, ends: list[int], shortest: int) -> list[tuple[int, int, int]]:
+    """(number, first token, end) of each sentence of at least ``shortest`` tokens that is
+    neither a question nor uptalk yet."""
+    marked = stream.questions | stream.uptalk
+    return [
+        (number, begin, end)
+        for number, (begin, end) in enumerate(zip([0, *ends], ends, strict=False))
+        if number not in marked and end - begin >= shortest
+    ]
+
+
 _UNMARKED_OPENERS: Final = frozenset({"what", "why", "how"})
 _INVERTED: Final = frozenset(
     {"is", "are", "was", "were", "does", "do", "did", "can", "could", "would", "will", "should"}
@@ -227,16 +238,11 @@ def _unmarked_questions(stream: TokenStream, ends: list[int], breaks: list[int])
     prompt as a question and state nothing (docs/MARKING.md: incorrect). A sentence counts
     when it opens with what/why/how and an inverted auxiliary, has no clause break, and has
     no later copula or reason word before any if/when ("what happens is...", "why? because..."
-    state things;
-    which/where open statements too often: "which is why", torch.where). Measured on the
-    tuning sets and samples of stop 13: 2 labels fixed, none broken.
+    state things; which/where open statements too often: "which is why", torch.where).
+    Measured on the tuning sets and samples of stop 13: 2 labels fixed, none broken.
     """
     surf, kind = stream.surf, stream.kind
-    first = 0
-    for number, end in enumerate(ends):
-        begin, first = first, end
-        if number in stream.questions or number in stream.uptalk or end - begin < 4:
-            continue
+    for number, begin, end in _statements(stream, ends, 4):
         if kind[begin] != WORD or surf[begin] not in _UNMARKED_OPENERS:
             continue
         if surf[begin + 1] not in _INVERTED:
@@ -300,11 +306,7 @@ def _unmarked_guesses(stream: TokenStream, ends: list[int]) -> None:
     because grads accumulate" was graded correct, an unhedged claim; with its ``?`` the
     sentence stays a question (:func:`_split_uptalk`)."""
     surf, kind = stream.surf, stream.kind
-    first = 0
-    for number, end in enumerate(ends):
-        begin, first = first, end
-        if number in stream.questions or number in stream.uptalk or end - begin < 3:
-            continue
+    for number, begin, _end in _statements(stream, ends, 3):
         if (
             kind[begin] == WORD
             and surf[begin] in _INVERTED
