@@ -21,6 +21,18 @@ from tests.conftest import ROOT
 SLEEPER = "import time\nprint('started', flush=True)\ntime.sleep(60)\n"
 
 
+AS_A_FOREGROUND_JOB = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
+"""Runs the command with SIGINT at its default, as a terminal's foreground job has it.
+
+A shell that starts a command in the background without job control (``./.ci/run &``,
+nohup) sets SIGINT to "ignore", and children inherit that: Python then installs no
+KeyboardInterrupt handler and the command never sees the signal (a clean-clone CI run
+started that way failed here). exec keeps a default disposition; no preexec_fn is needed."""
+
+
 def _children(pid: int) -> set[int]:
     """Every live (not zombie) descendant of ``pid``, from /proc."""
     parents: dict[int, int] = {}
@@ -62,7 +74,7 @@ def test_sigint_to_the_terminal_group_prints_no_traceback_and_stops_the_job(
     snippet.write_text(SLEEPER)
     env = dict(os.environ, TUTOR_SANDBOX_WALL_S="60", TUTOR_SANDBOX_CPU_S="60")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bot", "sandbox", "run", str(snippet)],
+        [sys.executable, "-c", AS_A_FOREGROUND_JOB, "-m", "bot", "sandbox", "run", str(snippet)],
         cwd=ROOT,
         env=env,
         stdin=subprocess.DEVNULL,
