@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from bot.grading.lexicon import stem
-from bot.grading.negation import FUNCTION_WORDS, said_of_another
+from bot.grading.negation import FUNCTION_WORDS, ONLY_IF, said_of_another
 from bot.grading.sentences import TokenStream
 from bot.grading.tokens import CODE, NUM, OP, WORD
 
@@ -93,14 +93,12 @@ ASIDE_MARKERS: Final = frozenset({"also", "btw", "plus", "tho", "though", "too",
 and a restriction "... only if X" / "... only when X" (``only`` before anything else is
 not a marker: "only leaves keep .grad")."""
 
-_RESTRICTING: Final = frozenset({"if", "when"})
-
 
 def _restriction(stream: TokenStream, i: int) -> bool:
     """Whether the ``only`` at ``i`` restricts: "only if/when ...", or with one word between
     ("which only works when the model is in eval mode", "only happens if")."""
     surf, sent, n = stream.surf, stream.sent, len(stream.surf)
-    return any(k < n and sent[k] == sent[i] and surf[k] in _RESTRICTING for k in (i + 1, i + 2))
+    return any(k < n and sent[k] == sent[i] and surf[k] in ONLY_IF for k in (i + 1, i + 2))
 
 
 _CONCESSIVE: Final = frozenset({"though", "if", "when", "after", "before", "so", "then"})

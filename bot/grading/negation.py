@@ -467,23 +467,12 @@ def _forward(
                     break
                 if word == "and" and j + 1 < n and sent[j + 1] == sent[j]:
                     nxt = surf[j + 1]
-                    if nxt in _NEW_CLAUSE or (
-                        len(nxt) > 3
-                        and nxt not in FUNCTION_WORDS
-                        and (nxt.endswith("s") or nxt.endswith("ed"))
-                        and not nxt.endswith("ss")
-                    ):
+                    if nxt in _NEW_CLAUSE or (nxt not in FUNCTION_WORDS and _verb_like(nxt)):
                         break
             if stop_at_cue and j > start and word in SINGLE_CUES:
                 break
             if word not in FUNCTION_WORDS:
-                if (
-                    phrase_only
-                    and content
-                    and len(word) > 3
-                    and (word.endswith("s") or word.endswith("ed"))
-                    and not word.endswith("ss")
-                ):
+                if phrase_only and content and _verb_like(word):
                     break  # "a scalar with no graph | needs gradient=": the outer verb
                 content = True
             elif phrase_only and content:
@@ -497,6 +486,11 @@ def _forward(
             content = True
         j += 1
     return range(start, j)
+
+
+def _verb_like(word: str) -> bool:
+    """A word that reads as a finite verb ("needs", "accumulated"; not "pass", "is")."""
+    return len(word) > 3 and (word.endswith("s") or word.endswith("ed")) and not word.endswith("ss")
 
 
 _NEW_PHRASE: Final = (DETERMINERS - {"each", "every"}) | {"no"}
@@ -549,7 +543,7 @@ def scope(stream: TokenStream) -> Negation:
     cover = result.cover
     if not _RETRACTED_ANCHORS.keys().isdisjoint(stream.vocab) and "i" in stream.vocab:
         _retracted(stream, result)
-    if "only" in stream.vocab and not _ONLY_IF.isdisjoint(stream.vocab):
+    if "only" in stream.vocab and not ONLY_IF.isdisjoint(stream.vocab):
         _necessary_condition(stream, result)
     triggers = _TRIGGERS
     if triggers.isdisjoint(stream.vocab):
@@ -752,7 +746,9 @@ _RETRACTED_ANCHORS: Final = {
 words skip the search, and the others are searched from each occurrence."""
 
 
-_ONLY_IF: Final = frozenset({"if", "when"})
+ONLY_IF: Final = frozenset({"if", "when"})
+"""Words after ``only`` that make a restriction ("only if", "only when"); discourse.py's
+restriction aside reads the same words."""
 
 
 def _necessary_condition(stream: TokenStream, result: Negation) -> None:
@@ -771,7 +767,7 @@ def _necessary_condition(stream: TokenStream, result: Negation) -> None:
     """
     surf, sent = stream.surf, stream.sent
     for i in range(1, len(surf) - 1):
-        if surf[i] != "only" or surf[i + 1] not in _ONLY_IF or sent[i + 1] != sent[i]:
+        if surf[i] != "only" or surf[i + 1] not in ONLY_IF or sent[i + 1] != sent[i]:
             continue
         if _clause_start(stream, i):
             continue  # "Only if you call it ..." opens its own conditional clause

@@ -35,7 +35,7 @@ from typing import Final, Literal
 
 from bot.content.models import Label
 from bot.grading.matching import FLIPPED, FUZZY, RuleHits, Span
-from bot.grading.negation import FUNCTION_WORDS, Negation
+from bot.grading.negation import FUNCTION_WORDS, TERMINATORS, Negation
 from bot.grading.sentences import TokenStream
 from bot.grading.tokens import CODE, NUM, OP, WORD
 
@@ -327,10 +327,9 @@ def outside_claims(
     )
 
 
-_CLAUSE_LINKS: Final = frozenset(
-    {"but", "however", "though", "although", "yet", "because", "cause", "cuz", "since", "so",
-     "therefore", "thus", "hence", "whereas", "while", "otherwise", "instead", "meaning"}
-)  # fmt: skip
+_CLAUSE_LINKS: Final = TERMINATORS - {
+    "if", "when", "whenever", "unless", "until", "except", "then", "as", "which", "who"
+}  # fmt: skip
 """Words that start a clause a condition does not govern ("without no_grad, *so* the
 culprit is..."): a span across one of them does not state the condition's implication."""
 
