@@ -31,6 +31,9 @@ from sandbox.protocol import (
     Limits,
 )
 
+ENV_PREFIX = "TUTOR_SANDBOX_"
+"""The prefix of every sandbox setting's variable (``TUTOR_SANDBOX_WALL_S``)."""
+
 
 class SandboxSettings(BaseSettings):
     """Limits, capacity and isolation choices of one sandbox worker.
@@ -58,7 +61,7 @@ class SandboxSettings(BaseSettings):
     # The sources and rules of bot.settings.TUTOR_ENV (fresh7 #5: .env was ignored here, so
     # TUTOR_SANDBOX_WALL_S=-1 in .env ran and =1 did nothing), with this class's prefix.
     model_config = SettingsConfigDict(
-        env_prefix="TUTOR_SANDBOX_",
+        env_prefix=ENV_PREFIX,
         env_file=ENV_FILE,
         env_file_encoding=ENV_FILE_ENCODING,
         env_ignore_empty=True,
@@ -91,9 +94,6 @@ class SandboxSettings(BaseSettings):
             pids=self.pids,
             output_bytes=self.output_bytes,
         )
-
-
-ENV_PREFIX = "TUTOR_SANDBOX_"
 
 
 def sandbox_environment(
