@@ -20,6 +20,17 @@ SCHEMA_NAME = "schema.json"
 PATHS_HELP = "pack files or directories (default: $TUTOR_CONTENT_DIR, else content/)"
 
 
+def _add_item_filter(parser: argparse.ArgumentParser) -> None:
+    """``--item ID`` (repeatable, any case): only these items."""
+    parser.add_argument(
+        "--item",
+        action="append",
+        default=[],
+        type=canonical_item_id,
+        help="only these item ids (any case)",
+    )
+
+
 def configured_content() -> Path:
     """The packs' directory the front ends load: ``TUTOR_CONTENT_DIR`` (environment, then
     ``.env``), else ``content/``; the default of every command that reads packs."""
@@ -90,13 +101,7 @@ def register(sub: Any) -> None:
         "verify", help="run every snippet and compare with expected_output; exit 1 on mismatch"
     )
     verify.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=PATHS_HELP)
-    verify.add_argument(
-        "--item",
-        action="append",
-        default=[],
-        type=canonical_item_id,
-        help="only these item ids (any case)",
-    )
+    _add_item_filter(verify)
     verify.add_argument(
         "--python",
         default=None,
@@ -118,13 +123,7 @@ def register(sub: Any) -> None:
         "agreement, on an incorrect sample graded correct, or an answer key not graded correct",
     )
     test.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=PATHS_HELP)
-    test.add_argument(
-        "--item",
-        action="append",
-        default=[],
-        type=canonical_item_id,
-        help="only these item ids (any case)",
-    )
+    _add_item_filter(test)
     test.add_argument(
         "--min-accuracy",
         type=float,
@@ -146,13 +145,7 @@ def register(sub: Any) -> None:
         "--content", action="append", type=Path, default=None, metavar="PATH",
         help=PATHS_HELP,
     )  # fmt: skip
-    evaluate.add_argument(
-        "--item",
-        action="append",
-        default=[],
-        type=canonical_item_id,
-        help="only these item ids (any case)",
-    )
+    _add_item_filter(evaluate)
     evaluate.add_argument(
         "--numbers-only",
         action="store_true",
