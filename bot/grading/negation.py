@@ -467,7 +467,11 @@ def _forward(
                     break
                 if word == "and" and j + 1 < n and sent[j + 1] == sent[j]:
                     nxt = surf[j + 1]
-                    if nxt in _NEW_CLAUSE or (nxt not in FUNCTION_WORDS and _verb_like(nxt)):
+                    if (
+                        nxt in _NEW_CLAUSE
+                        or (nxt not in FUNCTION_WORDS and _verb_like(nxt))
+                        or _subject_then_modal(stream, j + 1)
+                    ):
                         break
             if stop_at_cue and j > start and word in SINGLE_CUES:
                 break
@@ -486,6 +490,28 @@ def _forward(
             content = True
         j += 1
     return range(start, j)
+
+
+def _subject_then_modal(stream: TokenStream, i: int) -> bool:
+    """A noun phrase of one or two words at ``i`` followed by a modal ("and sgd can",
+    "and the optimizer will"): after ``and`` that starts a new clause with its own subject,
+    so "w is not a leaf and sgd can't optimize it" does not carry the first ``not`` into the
+    second clause (where it would cancel the second)."""
+    surf, sent, kind = stream.surf, stream.sent, stream.kind
+    j = i + 1 if surf[i] in DETERMINERS else i
+    for k in (j, j + 1):
+        if k + 1 >= len(surf) or sent[k + 1] != sent[i]:
+            return False
+        if kind[k] == WORD and surf[k] in FUNCTION_WORDS:
+            return False
+        if kind[k + 1] == WORD and surf[k + 1] in _MODALS:
+            return True
+    return False
+
+
+_MODALS: Final = frozenset({"can", "will", "would", "could", "should", "must"})
+"""Modal verbs, which follow a subject (normalisation spells can't/cannot/won't as
+``can not``/``will not``)."""
 
 
 def _verb_like(word: str) -> bool:

@@ -64,6 +64,8 @@ def test_a_cue_negates_the_word_it_scopes(text: str) -> None:
         "Not true — it accumulates",
         "it is not true that it does not accumulate",
         "if you don't zero them they accumulate",
+        "it is not reset and grads will accumulate",
+        "it is not reset and the grads will accumulate",
     ],
 )
 def test_a_scope_ends_before_the_word(text: str) -> None:
@@ -159,6 +161,16 @@ def test_with_no_negates_its_noun_phrase_not_the_verb_after_it() -> None:
     assert "graph" in words
     assert not {"needs", "gradient="} & words
     assert {"grads", "accumulate"} & negated_words("the loop runs with no grads accumulated")
+
+
+def test_and_before_a_subject_and_modal_starts_a_new_clause() -> None:
+    # "w is not a leaf and sgd can't optimize a non-leaf": the first not must not reach
+    # into the second clause, where it would cancel that clause's own can't
+    text = "w is not a leaf and sgd cant optimize a non leaf tensor"
+    assert "sgd" not in negated_words(text)
+    assert "optimize" in negated_words(text)
+    # a noun phrase without a modal stays in the scope: "not x and y"
+    assert "y.grad" in negated_words("it does not touch x.grad and y.grad")
 
 
 def test_a_clause_initial_with_no_is_a_condition() -> None:
