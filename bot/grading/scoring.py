@@ -412,6 +412,11 @@ _CLAIM_WORDS: Final = frozenset(
 )  # fmt: skip
 
 
+_BASE_FORMS: Final = frozenset({"use", "run", "call", "wrap"})
+"""Predicates that make an imperative only at the start of a term ("use no_grad, ..."); inside
+one they are part of a name ("define-by-run")."""
+
+
 def _term_list(stream: TokenStream, start: int) -> bool:
     """Whether the reasoning is a comma-separated list of terms: at least 4 pieces between
     clause breaks, each of at most 3 word or code tokens, with no number, verb, negation,
@@ -420,8 +425,9 @@ def _term_list(stream: TokenStream, start: int) -> bool:
     of :func:`is_keyword_stuffing` reads as prose: dev10 had "ctx, backward, None, number
     of gradients, forward inputs" graded correct. Participles make a terse statement
     ("graph still recorded: grad_fn set, activations saved, memory wasted", marked
-    correct), and numbers make values ("tensor([0.5, 0., 0.5])"). Measured on every
-    tuning set and bank sample: 2 labels fixed, none lost."""
+    correct), an imperative opens a term ("use no_grad, call zero_grad, ..."), and
+    numbers make values ("tensor([0.5, 0., 0.5])"). Measured on every tuning set and bank
+    sample: 3 labels fixed, none lost."""
     surf, kind, brk, sent = stream.surf, stream.kind, stream.brk, stream.sent
     terms = 1
     size = 0
@@ -435,7 +441,7 @@ def _term_list(stream: TokenStream, start: int) -> bool:
             return False
         if kind[i] == WORD and (
             word in _CLAIM_WORDS
-            or word in PREDICATES
+            or (word in PREDICATES and (size == 1 or word not in _BASE_FORMS))
             or word in HEDGES
             or (len(word) > 3 and word.endswith("ed"))
         ):

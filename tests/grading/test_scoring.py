@@ -279,6 +279,7 @@ def test_a_bare_code_name_followed_by_none_in_a_list_is_still_a_list() -> None:
     [
         "ctx, backward, None, number of gradients, forward inputs",
         "sign, subgradient, inf, nan, chain rule",
+        "define-by-run, dynamic graph, eager, control flow",
         "scalar, gradient argument, vector jacobian product, seed",
     ],
 )
