@@ -35,7 +35,7 @@ from typing import Final, Literal
 
 from bot.content.models import Label
 from bot.grading.matching import FLIPPED, FUZZY, RuleHits, Span
-from bot.grading.negation import FUNCTION_WORDS, TERMINATORS, Negation
+from bot.grading.negation import FUNCTION_WORDS, HEDGES, TERMINATORS, Negation
 from bot.grading.sentences import TokenStream
 from bot.grading.tokens import CODE, NUM, OP, WORD
 
@@ -403,6 +403,52 @@ def _states_a_value(surf: list[str], kinds: list[int], brk: list[bool]) -> bool:
     return False
 
 
+TERM_LIST_MIN_TERMS: Final = 4
+TERM_LIST_MAX_TERM_TOKENS: Final = 3
+_CLAIM_WORDS: Final = frozenset(
+    {"is", "are", "was", "were", "be", "been", "do", "does", "did", "can", "will", "would",
+     "could", "should", "must", "has", "have", "had", "get", "gets", "got", "not", "no",
+     "never", "because", "so"}
+)  # fmt: skip
+
+
+_BASE_FORMS: Final = frozenset({"use", "run", "call", "wrap"})
+"""Predicates that make an imperative only at the start of a term ("use no_grad, ..."); inside
+one they are part of a name ("define-by-run")."""
+
+
+def _term_list(stream: TokenStream, start: int) -> bool:
+    """Whether the reasoning is a comma-separated list of terms: at least 4 pieces between
+    clause breaks, each of at most 3 word or code tokens, with no number, verb, negation,
+    hedge or participle ("sign, subgradient, inf, nan, chain rule"). A term may hold a
+    function word ("number of gradients", "define-by-run"), which the function-word share
+    of :func:`is_keyword_stuffing` reads as prose: dev10 had "ctx, backward, None, number
+    of gradients, forward inputs" graded correct. Participles make a terse statement
+    ("graph still recorded: grad_fn set, activations saved, memory wasted", marked
+    correct), an imperative opens a term ("use no_grad, call zero_grad, ..."), and
+    numbers make values ("tensor([0.5, 0., 0.5])"). Measured on every tuning set and bank
+    sample: 3 labels fixed, none lost."""
+    surf, kind, brk, sent = stream.surf, stream.kind, stream.brk, stream.sent
+    terms = 1
+    size = 0
+    for i in range(start, len(surf)):
+        if i > start and (brk[i] or sent[i] != sent[i - 1]):
+            terms += 1
+            size = 0
+        size += 1
+        word = surf[i]
+        if size > TERM_LIST_MAX_TERM_TOKENS or kind[i] not in (WORD, CODE):
+            return False
+        if kind[i] == WORD and (
+            word in _CLAIM_WORDS
+            or (word in PREDICATES and (size == 1 or word not in _BASE_FORMS))
+            or word in HEDGES
+            or (len(word) > 3 and word.endswith("ed"))
+        ):
+            return False
+    return terms >= TERM_LIST_MIN_TERMS
+
+
 def is_keyword_stuffing(
     stream: TokenStream,
     start: int,
@@ -429,6 +475,8 @@ def is_keyword_stuffing(
     surf = stream.surf[start:] if start else stream.surf
     if all(k == NUM or w == "tensor" for w, k in zip(surf, kinds, strict=True)):
         return False  # a printed value ("tensor([0.5, 0., 0.5])") states the output
+    if _term_list(stream, start):
+        return True  # "ctx, backward, None, number of gradients, forward inputs"
     function_words = _LIST_FUNCTION_WORDS
     function = sum(1 for w in surf if w in function_words)
     limit = STUFFING_MAX_FUNCTION_SHARE * words

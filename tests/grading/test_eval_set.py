@@ -78,6 +78,12 @@ FLOORS: dict[str, Floor] = {
     "eval14/test7.jsonl": Floor(
         agreement=0.88, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
+    # held-out set 8, written blind in stop 14; graded (numbers only) at the stop's start
+    # (8144af1) at 453/500 = 90.6%, 5/200 = 2.5%, 5/83 = 6.0%: both over their targets, so
+    # these two floors sit above the targets until a round brings them down
+    "eval16/test8.jsonl": Floor(
+        agreement=0.89, incorrect_as_correct=0.025, opposite_as_correct=0.061
+    ),
 }
 
 reports: dict[str, EvalReport] = {}

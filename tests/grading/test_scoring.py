@@ -272,3 +272,33 @@ def test_a_bare_attribute_followed_by_none_in_a_list_is_still_a_list() -> None:
 def test_a_bare_code_name_followed_by_none_in_a_list_is_still_a_list() -> None:
     stream = segment(normalize("leaf grad_fn None tensor op"))
     assert is_keyword_stuffing(stream, 0, set, domain_stems())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ctx, backward, None, number of gradients, forward inputs",
+        "sign, subgradient, inf, nan, chain rule",
+        "define-by-run, dynamic graph, eager, control flow",
+        "scalar, gradient argument, vector jacobian product, seed",
+    ],
+)
+def test_a_comma_list_of_terms_is_a_keyword_list_even_with_function_words(text: str) -> None:
+    """dev10 had the first graded correct: "of" made its function-word share read as prose."""
+    stream = segment(normalize(text))
+    assert is_keyword_stuffing(stream, 0, set, domain_stems())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "graph still recorded: grad_fn set, activations saved, memory wasted",
+        "grads add up, no reset, old + new, wrong step",
+        "probably None? or zeros, not sure, no idea",
+        "leaf, no grad_fn, is_leaf True, made by user",
+        "use no_grad, call zero_grad, wrap in Parameter, clone first",
+    ],
+)
+def test_terse_clauses_separated_by_commas_are_not_a_term_list(text: str) -> None:
+    stream = segment(normalize(text))
+    assert not is_keyword_stuffing(stream, 0, set, domain_stems())
