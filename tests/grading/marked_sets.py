@@ -93,6 +93,7 @@ MARKED_SETS: Final = (
     MarkedSet("eval15/dev9.jsonl", "all", 500, held_out=False, min_opposite=1),
     MarkedSet("eval16/test8.jsonl", "all", 500, held_out=True, min_opposite=1),
     MarkedSet("eval17/dev10.jsonl", "all", 500, held_out=False, min_opposite=1),
+    MarkedSet("eval18/dev11.jsonl", "all", 500, held_out=False, min_opposite=4),
 )
 """Every marked set, tuning and held-out."""
 
