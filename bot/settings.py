@@ -14,9 +14,10 @@ Example ``.env``::
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -118,6 +119,19 @@ def check_env_file(path: Path = ENV_FILE) -> None:
                 f"{path}: line {binding.original.line} is not NAME=value: {shown} "
                 "(a value with spaces or # needs quotes)"
             )
+
+
+def error_text(error: Mapping[str, Any]) -> str:
+    """A pydantic error's message for a person, without pydantic's ``Value error, `` prefix
+    (added to the text of every ``ValueError`` a validator raises; fresh8 #8).
+
+    Args:
+        error: one entry of :meth:`pydantic.ValidationError.errors`.
+
+    Returns:
+        The message, e.g. ``the directory '/x' does not exist: ...``.
+    """
+    return str(error["msg"]).removeprefix("Value error, ")
 
 
 TUTOR_ENV: Final = SettingsConfigDict(

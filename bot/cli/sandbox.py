@@ -199,20 +199,27 @@ def bad_sandbox_settings(prog: str) -> bool:
     bot``, ``tutor health``) call this first, so a bad value stops them with the variable
     named (exit 2) instead of a worker that dies during start-up.
 
+    A cache file the worker would not use (``TUTOR_SANDBOX_CACHE_PATH`` a directory, or
+    not a cache: :func:`sandbox.cache.cache_file_problem`) is one warning line, not a stop.
+
     Args:
         prog: the command, prefixed to each line (``tutor play``).
 
     Returns:
         True after printing one line per bad value on stderr; False when all are valid.
     """
+    from sandbox.cache import cache_file_problem
     from sandbox.settings import SandboxSettingsError, load_sandbox_settings
 
     try:
-        load_sandbox_settings()
+        settings = load_sandbox_settings()
     except SandboxSettingsError as exc:
         for problem in exc.problems:
             print(f"{prog}: {problem}", file=sys.stderr)
         return True
+    if settings.cache_path is not None and (note := cache_file_problem(settings.cache_path)):
+        # The worker's own stderr goes to its log file: say it here, where the user looks.
+        print(f"{prog}: warning: {note}", file=sys.stderr)
     return False
 
 
@@ -250,9 +257,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    cache: ResultCache = (
-        FileResultCache(settings.cache_path) if settings.cache_path else MemoryResultCache()
-    )
+    cache: ResultCache = MemoryResultCache()
+    if settings.cache_path is not None:
+        cache = FileResultCache(settings.cache_path)
+        if cache.problem:
+            print(f"tutor sandbox serve: warning: {cache.problem}", file=sys.stderr)
 
     async def main() -> None:
         async with Worker(settings, cache=cache) as worker:
