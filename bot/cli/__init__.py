@@ -30,9 +30,15 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser (every subcommand registered)."""
+    from bot.cli.settings_check import SETTINGS_READ
+
+    read = "".join(f"  {commands}: {which}\n" for commands, which in SETTINGS_READ.items())
     parser = argparse.ArgumentParser(
         prog="tutor",
         description="autograd-tutor: trap questions about PyTorch autograd, graded and proven.",
+        epilog="Settings come from TUTOR_* variables, then .env. A bad value stops every "
+        "command that\nreads it (exit 2, naming it), and no other; the commands read:\n" + read,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMAND_MODULES:

@@ -87,7 +87,7 @@ def test_a_bad_value_in_a_env_file_with_a_byte_order_mark_is_named_with_exit_2(
     (tmp_path / ".env").write_bytes(BOM + b"TUTOR_DATABASE_PATH=missing/dir/tutor.db\n")
     assert main(["play", "--script"]) == 2
     err = capsys.readouterr().err
-    assert "TUTOR_DATABASE_PATH: Value error, the directory 'missing/dir' does not exist" in err
+    assert "TUTOR_DATABASE_PATH: the directory 'missing/dir' does not exist" in err
 
 
 def test_a_byte_that_is_not_utf8_after_a_byte_order_mark_is_placed_in_the_file(
