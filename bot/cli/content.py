@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from bot.cli.numbers import fraction
 from bot.content.loader import Bank, ContentErrors, load_bank, schema_json
 from bot.content.models import Item, canonical_item_id
 from bot.content.verify import SandboxRunner, SubprocessRunner, VerifyResult, verify_items
@@ -126,9 +127,9 @@ def register(sub: Any) -> None:
     _add_item_filter(test)
     test.add_argument(
         "--min-accuracy",
-        type=float,
+        type=fraction,
         default=MIN_ACCURACY,
-        help="the accuracy gate, 0-1 (default: %(default)s)",
+        help="the accuracy gate, a fraction from 0 to 1 (default: %(default)s)",
     )
     test.add_argument(
         "--quiet", action="store_true", help="print only the overall line and failures"

@@ -59,6 +59,9 @@ def tcp_listen_problem(host: str, port: int) -> str | None:
 
 def register(sub: Any) -> None:
     """Add ``tutor sandbox ...`` to the CLI."""
+    from bot.cli.numbers import field_int_range, int_in
+    from sandbox.settings import SandboxSettings
+
     sandbox = sub.add_parser("sandbox", help="run snippets in the isolated, warm torch worker")
     ssub = sandbox.add_subparsers(dest="sandbox_command", metavar="ACTION", required=True)
 
@@ -88,8 +91,20 @@ def register(sub: Any) -> None:
     serve.add_argument(
         "--port", type=tcp_port, default=8060, help="TCP port, 0-65535 (default 8060)"
     )
-    serve.add_argument("--concurrency", type=int, default=None, help="jobs at once")
-    serve.add_argument("--queue", type=int, default=None, help="jobs that may wait")
+    low, high = field_int_range(SandboxSettings, "concurrency")
+    serve.add_argument(
+        "--concurrency",
+        type=int_in(low, high),
+        default=None,
+        help=f"jobs at once, {low}-{high} (default: TUTOR_SANDBOX_CONCURRENCY or 2)",
+    )
+    low, high = field_int_range(SandboxSettings, "queue")
+    serve.add_argument(
+        "--queue",
+        type=int_in(low, high),
+        default=None,
+        help=f"jobs that may wait, {low}-{high} (default: TUTOR_SANDBOX_QUEUE or 8)",
+    )
     serve.add_argument("--cache", type=Path, default=None, help="JSON file for curated results")
     serve.add_argument(
         "--prewarm", action="store_true", help="run every curated snippet at start-up"
