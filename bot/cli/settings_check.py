@@ -96,3 +96,17 @@ def read_settings(
                 line = f"{names.get(field, field)}: {messages[field]}"
             print(f"{prog}: {line}", file=sys.stderr)
         return None
+
+
+def known_setting_names() -> frozenset[str]:
+    """Every ``TUTOR_*`` variable some settings class reads (the front ends', the progress
+    store's and the sandbox worker's), upper case."""
+    from bot.progress.settings import ProgressSettings
+    from bot.settings import ContentSettings, TutorSettings
+    from sandbox.settings import SandboxSettings
+
+    names: set[str] = set()
+    for cls in (TutorSettings, ProgressSettings, ContentSettings, SandboxSettings):
+        prefix = str(cls.model_config.get("env_prefix") or "")
+        names.update(prefix.upper() + field.upper() for field in cls.model_fields)
+    return frozenset(names)

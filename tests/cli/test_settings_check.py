@@ -79,3 +79,13 @@ def test_the_help_says_which_settings_each_command_reads() -> None:
     text = build_parser().format_help()
     assert "A bad value stops every command that\nreads it (exit 2, naming it)" in text
     assert "content, grade: TUTOR_CONTENT_DIR only" in text
+
+
+def test_a_bad_sandbox_address_is_named_without_pydantics_value_error_prefix(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TUTOR_SANDBOX_ADDRESS", "bogus")
+    assert main(["play", "--script"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "tutor play: TUTOR_SANDBOX_ADDRESS: sandbox_address must be local,"
+    )
