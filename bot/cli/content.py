@@ -378,5 +378,5 @@ def cmd_schema(args: argparse.Namespace) -> int:
         why = exc.strerror or str(exc)
         print(f"tutor content schema: cannot write {output}: {why}", file=sys.stderr)
         return 1
-    print(f"wrote {output}")
+    print(f"wrote {output}", file=sys.stderr)  # stdout may be the file (--output /dev/stdout)
     return 0

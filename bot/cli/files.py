@@ -56,17 +56,17 @@ def write_text_atomically(path: Path, text: str) -> None:
         OSError: the file cannot be written (``strerror`` says why: no space left on
             device, permission denied, read-only file system...).
     """
-    target = path.resolve() if path.is_symlink() else path
     try:
-        mode = target.stat().st_mode
+        mode = path.stat().st_mode  # through a symbolic link, as open() goes
     except FileNotFoundError:
         umask = os.umask(0)
         os.umask(umask)
         mode = stat.S_IFREG | (0o666 & ~umask)  # what open() would have made
     if not stat.S_ISREG(mode):
-        with target.open("w", encoding="utf-8") as f:
+        with path.open("w", encoding="utf-8") as f:
             f.write(text)
         return
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:

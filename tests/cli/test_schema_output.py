@@ -3,6 +3,7 @@ cannot be written, never a traceback, and never a file or directory left half-ma
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -73,3 +74,29 @@ def test_the_schema_replaces_an_old_file_keeping_its_mode(tmp_path: Path) -> Non
     assert main(["content", "schema", "--output", str(output)]) == 0
     assert output.read_text(encoding="utf-8").startswith("{")
     assert output.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_symbolic_link_keeps_pointing_at_the_replaced_file(tmp_path: Path) -> None:
+    real = tmp_path / "real.json"
+    real.write_text("old", encoding="utf-8")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    assert main(["content", "schema", "--output", str(link)]) == 0
+    assert link.is_symlink()
+    assert real.read_text(encoding="utf-8").startswith("{")
+
+
+def test_a_pipe_behind_dev_stdout_is_written_in_place(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "content", "schema", "--output", "/dev/stdout"],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["title"]
+    assert done.stderr == "wrote /dev/stdout\n"
