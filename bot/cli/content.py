@@ -65,8 +65,16 @@ def load_bank_or_report(paths: Iterable[Path]) -> Bank | None:
     """Load the packs at ``paths``, or print every problem to stderr and return None.
 
     Each problem is one ``file:line:col: ITEM.field: message`` line, so a command can exit 1
-    without a traceback.
+    without a traceback. A path that does not exist gets :func:`bank_not_found`'s sentence
+    (its absolute path and ``TUTOR_CONTENT_DIR``): a new user running ``tutor grade`` outside
+    the checkout saw only "content: cannot read: No such file or directory".
     """
+    paths = list(paths)
+    missing = [why for why in map(bank_not_found, paths) if why is not None]
+    if missing:
+        for why in missing:
+            print(why, file=sys.stderr)
+        return None
     try:
         return load_bank(paths)
     except ContentErrors as exc:
@@ -167,8 +175,14 @@ def register(sub: Any) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Validate packs; print every problem as ``file:line:col: ITEM.field: message``."""
+    paths = args.paths or [configured_content()]
+    missing = [why for why in map(bank_not_found, paths) if why is not None]
+    if missing:
+        for why in missing:
+            print(why, file=sys.stderr)
+        return 1
     try:
-        bank = load_bank(args.paths or [configured_content()])
+        bank = load_bank(paths)
     except ContentErrors as exc:
         for err in exc.errors:
             print(err, file=sys.stderr)

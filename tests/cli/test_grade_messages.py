@@ -121,3 +121,23 @@ def test_the_help_of_tutor_grade_says_what_the_label_line_is(
     with pytest.raises(SystemExit):
         main(["grade", "--help"])
     assert "label=correct|partial|incorrect" in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["grade", "TF3", "--text", "because"], ["content", "check"], ["content", "test"]],
+)
+def test_outside_the_checkout_the_missing_bank_is_named_with_the_fix(
+    argv: list[str],
+    tmp_path: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A new user ran tutor grade from another directory and read only "content: cannot
+    read: No such file or directory"."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TUTOR_CONTENT_DIR", raising=False)
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert f"the question bank content ({tmp_path}/content) does not exist" in err
+    assert "TUTOR_CONTENT_DIR" in err
