@@ -95,10 +95,16 @@ not a marker: "only leaves keep .grad")."""
 
 
 def _restriction(stream: TokenStream, i: int) -> bool:
-    """Whether the ``only`` at ``i`` restricts: "only if/when ...", or with one word between
-    ("which only works when the model is in eval mode", "only happens if")."""
+    """Whether the ``only`` at ``i`` restricts: "only if/when/after/before/until ...", or
+    with one word between ("which only works when the model is in eval mode", "only happens
+    if", "x.grad is None only until you call it again")."""
     surf, sent, n = stream.surf, stream.sent, len(stream.surf)
-    return any(k < n and sent[k] == sent[i] and surf[k] in ONLY_IF for k in (i + 1, i + 2))
+    return any(k < n and sent[k] == sent[i] and surf[k] in _RESTRICTING for k in (i + 1, i + 2))
+
+
+_RESTRICTING: Final = ONLY_IF | {"after", "before", "until"}
+"""Words after ``only`` that restrict a claim: a condition, or a time (dev11's wrong times,
+"None only until you call it a second time"; "only once" is a count, not a restriction)."""
 
 
 _CONCESSIVE: Final = frozenset({"though", "if", "when", "after", "before", "so", "then"})

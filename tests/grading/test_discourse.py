@@ -175,6 +175,8 @@ def test_a_hedged_answer_is_nudged_to_commit(grader: Grader) -> None:
         "grads accumulate across calls only if the learning rate is small",
         "grads accumulate across calls, only when the tensor lives on the gpu",
         "grads accumulate across calls, which only happens when the lr is small",
+        "grads accumulate across calls, but only after the first epoch ends",
+        "grads accumulate across calls, only until the optimizer steps twice",
     ],
 )
 def test_an_unrecognised_side_claim_keeps_a_complete_answer_partial(
