@@ -514,6 +514,17 @@ _MODALS: Final = frozenset({"can", "will", "would", "could", "should", "must"})
 ``can not``/``will not``)."""
 
 
+_SUBSTITUTES: Final = (
+    ("instead", "of"),
+    ("in", "place", "of"),
+    ("rather", "than"),
+    ("as", "opposed", "to"),
+)
+"""Cues naming what something replaces: like ``without`` they negate a noun phrase only, so
+"used in place of the gradient | for everything upstream" leaves "upstream" a claim (round
+9a's TF13 engine case). Measured on every tuning set and sample: no label moved."""
+
+
 def _verb_like(word: str) -> bool:
     """A word that reads as a finite verb ("needs", "accumulated"; not "pass", "is")."""
     return len(word) > 3 and (word.endswith("s") or word.endswith("ed")) and not word.endswith("ss")
@@ -712,7 +723,7 @@ def scope(stream: TokenStream) -> Negation:
             after = i + length
             for t in range(i, after):
                 result.cue_start[t] = i
-            phrase_only = cue is None and (word == "without" or with_no)
+            phrase_only = (cue is None and (word == "without" or with_no)) or (cue in _SUBSTITUTES)
             # a determiner negates its noun phrase, which "and"/"or" ends: "w gets nothing
             # and backward errors" (the scope ran over the second clause and denied it)
             noun_phrase = cue is None and word in ("no", "nothing")

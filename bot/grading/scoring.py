@@ -80,7 +80,8 @@ PREDICATES: Final = frozenset(
      "kills", "skips", "ignores", "affects", "changes", "prevents", "blocks", "detaches",
      "shares", "copies", "sums", "adds", "accumulates", "overwrites", "replaces", "splits",
      "zeroed", "use", "run", "runs", "ran", "call", "wrap", "gets", "modified", "modifies",
-     "changed", "overwrote", "bumped", "bumps", "mutated", "mutates", "altered", "edited"}
+     "changed", "overwrote", "bumped", "bumps", "mutated", "mutates", "altered", "edited",
+     "require", "requires", "need"}
 )  # fmt: skip
 """Verbs that make a terse answer a statement rather than a keyword list: "returns 27;
 x.grad None" and "integer dtype; requires_grad needs float" state a fact in four words.
@@ -92,7 +93,9 @@ torch.arange(4.0)", "call zero_grad each iter") came with three-term lists, whic
 short statements look like lists. The past tenses of changing (from "modified") came with
 round 9a's engine case, "mul_ modified sigmoid's saved output; version counter mismatch"
 (marked correct, graded a list); adjectival participles ("saved", "freed") stay out: "mul_
-saved tensor" and "retain_graph freed RuntimeError" are lists."""
+saved tensor" and "retain_graph freed RuntimeError" are lists. "require"/"requires"/"need"
+came with round 9a's "model parameters already require grad" (marked partial on dev9 and
+dev10, graded a list); neither change lost a label."""
 
 COMPOUNDS: Final = frozenset({("in", "place"), ("out", "of")})
 """Word pairs that ``in-place`` and ``out-of-place`` split into: their function word is

@@ -173,6 +173,15 @@ def test_and_before_a_subject_and_modal_starts_a_new_clause() -> None:
     assert "y.grad" in negated_words("it does not touch x.grad and y.grad")
 
 
+def test_a_substitute_cue_negates_only_its_noun_phrase() -> None:
+    words = negated_words(
+        "the return value is used in place of the gradient for everything upstream"
+    )
+    assert "gradient" in words
+    assert "upstream" not in words
+    assert "accumulating" in negated_words("it overwrites instead of accumulating")
+
+
 def test_a_clause_initial_with_no_is_a_condition() -> None:
     text = "With no argument, backward seeds the output with 1"
     assert "argument" in conditional_words(text)

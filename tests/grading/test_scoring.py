@@ -240,6 +240,7 @@ def test_a_printed_tensor_is_a_value_not_a_keyword_list(text: str) -> None:
         "returns 27; x.grad None",
         "integer dtype; requires_grad needs float",
         "mul_ modified sigmoid's saved output; version counter mismatch",
+        "model parameters already require grad",
     ],
 )
 def test_a_terse_statement_with_a_verb_is_not_a_keyword_list(text: str) -> None:
