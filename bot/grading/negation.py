@@ -465,6 +465,8 @@ def _forward(
                     break
                 if noun_phrase and word in ("and", "or"):
                     break
+                if j == start and word in ("and", "or"):
+                    break  # ".data doesn't | and silently gives wrong grads": elliptical
                 if word == "and" and j + 1 < n and sent[j + 1] == sent[j]:
                     nxt = surf[j + 1]
                     if (
@@ -727,8 +729,14 @@ def scope(stream: TokenStream) -> Negation:
             # a determiner negates its noun phrase, which "and"/"or" ends: "w gets nothing
             # and backward errors" (the scope ran over the second clause and denied it)
             noun_phrase = cue is None and word in ("no", "nothing")
-            for t in _forward(stream, after, WINDOW, False, True, phrase_only, noun_phrase):
-                cover.setdefault(t, []).append(i)
+            if word == "non" and cue is None:
+                # "non-leaf": a prefix, it negates its word only ("in-place on non-leaf
+                # tensors is always safe" claims the safety)
+                if after < n and sent[after] == sent[i]:
+                    cover.setdefault(after, []).append(i)
+            else:
+                for t in _forward(stream, after, WINDOW, False, True, phrase_only, noun_phrase):
+                    cover.setdefault(t, []).append(i)
             if (
                 cue is None
                 and word == "no"

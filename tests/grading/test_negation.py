@@ -94,6 +94,17 @@ def test_is_none_negates_the_subject() -> None:
 
 def test_non_negates_the_next_word() -> None:
     assert "leaf" in negated_words("x becomes a non-leaf")
+    # only that word: a prefix, not a clause negation
+    assert not {"always", "safe"} & negated_words(
+        "in-place ops on non-leaf tensors are always safe"
+    )
+
+
+def test_a_cue_whose_verb_is_left_out_negates_nothing_after_and() -> None:
+    words = negated_words(
+        "detach raises on a changed saved tensor, .data doesn't and silently gives wrong grads"
+    )
+    assert not {"silently", "gives", "wrong"} & words
 
 
 def test_a_clausal_cue_reaches_past_determiners() -> None:
