@@ -10,6 +10,26 @@ turns that case into an ordinary error it can report for the one line.
 from __future__ import annotations
 
 import json
+from typing import Any
+
+
+class DuplicateKey(ValueError):
+    """An object names the same key twice; :func:`json.loads` alone keeps the last value
+    without a word (RFC 8259 section 4: names "SHOULD be unique")."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook``: the object as a dict, refusing a key given twice."""
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise DuplicateKey(key)
+        found[key] = value
+    return found
 
 
 class JsonInputError(ValueError):
@@ -42,12 +62,18 @@ def loads_user_json(text: str) -> object:
 
     Raises:
         JsonInputError: the text is not JSON (``reason`` is ``not JSON: <decoder message>``),
-            or its arrays/objects nest past the decoder's recursion limit (``too_deep``).
+            an object names a key twice (``the key "item_id" appears twice ...``), or its
+            arrays/objects nest past the decoder's recursion limit (``too_deep``).
     """
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise JsonInputError(f"not JSON: {exc.msg}") from None
+    except DuplicateKey as exc:
+        shown = json.dumps(exc.key[:40])
+        raise JsonInputError(
+            f"the key {shown} appears twice in one object: give each key once"
+        ) from None
     except RecursionError:
         raise JsonInputError(NESTED_TOO_DEEPLY, too_deep=True) from None
 

@@ -14,9 +14,10 @@ Example ``.env``::
 from __future__ import annotations
 
 import io
+from collections.abc import Collection, Mapping
 from datetime import timedelta
 from pathlib import Path
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -77,8 +78,9 @@ def check_env_file(path: Path = ENV_FILE) -> None:
     it cannot parse. The CLI calls this before any command reads settings, so each of those
     becomes one sentence and exit status 2. So does a directory named ``.env``, which
     pydantic-settings skips without a word (fresh7 #10: every setting in it silently
-    ignored). A missing file is fine: the defaults and the environment apply, and so is a
-    leading UTF-8 byte-order mark (:data:`ENV_FILE_ENCODING`).
+    ignored), and a symbolic link to nothing (fresh8 #8: skipped the same way). A missing
+    file is fine: the defaults and the environment apply, and so is a leading UTF-8
+    byte-order mark (:data:`ENV_FILE_ENCODING`).
 
     Args:
         path: the file, by default :data:`ENV_FILE` (``.env`` in the working directory).
@@ -86,10 +88,16 @@ def check_env_file(path: Path = ENV_FILE) -> None:
     Raises:
         EnvFileError: e.g. ``.env: not UTF-8 (byte 0xff at position 0)``, ``.env: line 3
             is not NAME=value: 'this is bad'``, ``.env: cannot be read (Permission denied)``,
-            ``.env: is a directory, not a settings file ...``.
+            ``.env: is a directory, not a settings file ...``, ``.env: is a symbolic link
+            to 'x', which does not exist ...``.
     """
     from dotenv.parser import parse_stream  # python-dotenv: pydantic-settings' own parser
 
+    if path.is_symlink() and not path.exists():
+        raise EnvFileError(
+            f"{path}: is a symbolic link to {str(path.readlink())!r}, which does not exist: "
+            "nothing would be read; fix the link or remove it"
+        )
     if path.is_dir():
         raise EnvFileError(
             f"{path}: is a directory, not a settings file of NAME=value lines: nothing in it "
@@ -118,6 +126,61 @@ def check_env_file(path: Path = ENV_FILE) -> None:
                 f"{path}: line {binding.original.line} is not NAME=value: {shown} "
                 "(a value with spaces or # needs quotes)"
             )
+
+
+def env_file_unknown_names(known: Collection[str], path: Path = ENV_FILE) -> list[str]:
+    """Warnings for ``TUTOR_*`` names in ``.env`` that no settings class reads.
+
+    pydantic-settings ignores such a name without a word (``extra="ignore"``: the bot and
+    the worker share the file), so ``TUTOR_SANDBOX_WALLS=2`` silently left the wall time
+    at its default (fresh8 #8). Names are compared in upper case, as the settings read
+    them; only the ``TUTOR_`` prefix is looked at (other tools' variables are theirs).
+
+    Args:
+        known: every variable a settings class reads (``TUTOR_SANDBOX_WALL_S``, ...).
+        path: the file, by default :data:`ENV_FILE`; a missing or unusable one gives none
+            (:func:`check_env_file` reports the latter).
+
+    Returns:
+        One line per unknown name, in file order, each naming the line and the closest
+        known name when one is close (:func:`difflib.get_close_matches`): ``.env: line 4:
+        TUTOR_SANDBOX_WALLS is not a setting and is ignored (did you mean
+        TUTOR_SANDBOX_WALL_S?)``.
+    """
+    import difflib
+
+    from dotenv.parser import parse_stream
+
+    try:
+        text = path.read_text(encoding=ENV_FILE_ENCODING)
+    except (OSError, UnicodeDecodeError):
+        return []
+    names = sorted(known)
+    warnings = []
+    for binding in parse_stream(io.StringIO(text)):
+        name = (binding.key or "").upper()
+        if not name.startswith("TUTOR_") or name in known:
+            continue
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.8)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        warnings.append(
+            f"{path}: line {binding.original.line}: {binding.key} is not a setting and is "
+            f"ignored{hint}"
+        )
+    return warnings
+
+
+def error_text(error: Mapping[str, Any]) -> str:
+    """A pydantic error's message for a person, without pydantic's ``Value error, `` prefix
+    (added to the text of every ``ValueError`` a validator raises; fresh8 #8).
+
+    Args:
+        error: one entry of :meth:`pydantic.ValidationError.errors`.
+
+    Returns:
+        The message, e.g. ``the directory '/x' does not exist: ...``.
+    """
+    return str(error["msg"]).removeprefix("Value error, ")
 
 
 TUTOR_ENV: Final = SettingsConfigDict(

@@ -14,7 +14,7 @@ served after an upgrade.
 
 from __future__ import annotations
 
-import json
+import contextlib
 import logging
 import os
 import tempfile
@@ -88,37 +88,96 @@ class _CacheFile(BaseModel):
     results: dict[str, RunResult] = Field(default_factory=dict)
 
 
+CACHE_REBUILT = (
+    "curated results are kept in memory for this run and the file is left as it is; "
+    "move it away (or fix the path) to let the cache be rebuilt there"
+)
+"""How every unusable cache file ends its warning: a cache is only a speed-up (reveals
+are run again without it), so it never stops a command, and a file the worker did not
+write is never overwritten nor deleted."""
+
+
+def cache_file_problem(path: Path) -> str | None:
+    """Why the existing ``path`` cannot be used as the curated-result cache, or None.
+
+    A missing file is fine (the first result creates it; its directory must exist, which
+    :class:`sandbox.settings.SandboxSettings` checks). A directory, an unreadable file, or
+    one that is not a cache this worker wrote (not JSON, another JSON file) is a problem.
+
+    Args:
+        path: the cache file (``TUTOR_SANDBOX_CACHE_PATH`` or ``--cache``).
+
+    Returns:
+        One line naming the path and the reason, ending with :data:`CACHE_REBUILT`, e.g.
+        ``the sandbox cache c.json is not a cache file (Invalid JSON: ...): curated
+        results are kept in memory ...``; None when the file is missing or valid.
+    """
+    return _read_cache(path)[1]
+
+
+def _read_cache(path: Path) -> tuple[dict[str, RunResult], str | None]:
+    """The results stored in ``path`` and, when it cannot be used, the reason."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, None
+    except IsADirectoryError:
+        return {}, f"the sandbox cache {path} is a directory, not a file: {CACHE_REBUILT}"
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8"
+        return {}, f"the sandbox cache {path} cannot be read ({why}): {CACHE_REBUILT}"
+    try:
+        return dict(_CacheFile.model_validate_json(raw).results), None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        why = f"{where}: {first['msg']}" if where else first["msg"]
+        return {}, f"the sandbox cache {path} is not a cache file ({why}): {CACHE_REBUILT}"
+
+
 class FileResultCache(MemoryResultCache):
     """A JSON file, rewritten atomically (temp file + rename) on every put.
 
-    A missing file starts empty; an unreadable or invalid one is logged (naming the file
-    and the problem) and left in place untouched, and the cache starts empty in memory
-    without overwriting it until the next successful put replaces it.
+    A missing file starts empty. A file that cannot be used (a directory, unreadable, not
+    a cache: :func:`cache_file_problem`) is left untouched for good: the cache then lives
+    in memory only, and :attr:`problem` says why, for the command to print.
 
     Args:
-        path: the JSON file, e.g. ``data/sandbox-cache.json``.
+        path: the JSON file, e.g. ``data/sandbox-cache.json``; its directory must exist
+            (none is created).
+
+    Attributes:
+        problem: why the file is not used (one line), or None.
     """
 
     def __init__(self, path: Path) -> None:
         super().__init__()
         self.path = path
         self._lock = threading.Lock()
-        try:
-            raw = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return
-        try:
-            self._items = dict(_CacheFile.model_validate_json(raw).results)
-        except (ValidationError, json.JSONDecodeError) as exc:
-            log.warning("ignoring the sandbox cache %s: %s", path, str(exc).splitlines()[0])
+        self._items, self.problem = _read_cache(path)  # the command prints the problem
 
     def put(self, key: CacheKey, result: RunResult) -> None:
-        """Store ``result`` and rewrite the file atomically."""
+        """Store ``result`` and rewrite the file atomically (in memory only when the file
+        was not usable, or once writing it failed: logged, the job's result still
+        returned)."""
         with self._lock:
             super().put(key, result)
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.problem:
+                return
             body = _CacheFile(results=self._items).model_dump_json(indent=1)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".sandbox-cache-")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(body)
-            os.replace(tmp, self.path)
+            try:
+                fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".sandbox-cache-")
+                try:
+                    with os.fdopen(fd, "w", encoding="utf-8") as f:
+                        f.write(body)
+                    os.replace(tmp, self.path)
+                except BaseException:
+                    with contextlib.suppress(OSError):
+                        os.unlink(tmp)
+                    raise
+            except OSError as exc:
+                self.problem = (
+                    f"the sandbox cache {self.path} cannot be written "
+                    f"({exc.strerror or exc}): {CACHE_REBUILT}"
+                )
+                log.warning("%s", self.problem)

@@ -36,7 +36,7 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
 from sandbox import trace
-from sandbox.errors import SandboxBusy, SandboxRejected, SandboxUnavailable
+from sandbox.errors import SandboxBusy, SandboxError, SandboxRejected, SandboxUnavailable
 from sandbox.graph_pictures import GraphPictures
 from sandbox.graph_render import RendererUnavailable
 from sandbox.protocol import (
@@ -211,6 +211,10 @@ async def serve(
         host: TCP address; the default listens on loopback only.
         port: TCP port.
         stop: set it to stop serving (tests); signals also stop.
+
+    Raises:
+        SandboxError: the socket cannot be listened on (``cannot listen on
+            http://127.0.0.1:8060: Address already in use``).
     """
     pictures = GraphPictures()
     runner = web.AppRunner(build_app(worker, max_request_bytes, pictures), access_log=None)
@@ -223,10 +227,15 @@ async def serve(
         site = web.UnixSite(runner, str(unix))
     else:
         site = web.TCPSite(runner, host, port)
-    await site.start()
+    where = str(unix) if unix is not None else f"http://{host}:{port}"
+    try:
+        await site.start()
+    except OSError as exc:  # e.g. the port was taken after tutor sandbox serve checked it
+        await runner.cleanup()
+        pictures.close()
+        raise SandboxError(f"cannot listen on {where}: {exc.strerror or exc}") from None
     if unix is not None:
         unix.chmod(0o660)  # noqa: ASYNC240 - local file op, microseconds
-    where = str(unix) if unix is not None else f"http://{host}:{port}"
     print(f"sandbox: listening on {where}", file=sys.stderr, flush=True)
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -18,10 +18,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
-from bot.settings import ENV_FILE, ENV_FILE_ENCODING
+from bot.settings import ENV_FILE, ENV_FILE_ENCODING, error_text
 from sandbox.protocol import (
     DEFAULT_CPU_S,
     DEFAULT_MEMORY_MIB,
@@ -52,7 +52,8 @@ class SandboxSettings(BaseSettings):
             ``namespaces`` that cannot work is a startup error.
         job_uid: the uid (and gid) jobs run as under the ``namespaces`` backend.
         content: pack files or directories whose snippets are curated (trusted, cacheable).
-        cache_path: a JSON file for the curated-result cache; None keeps it in memory.
+        cache_path: a JSON file for the curated-result cache, in an existing directory
+            (none is created); None keeps it in memory.
         prewarm: run every curated snippet at startup to fill the cache.
         python: the interpreter (with torch) that runs the warm zygote.
         max_request_bytes: an HTTP body larger than this is refused with 413.
@@ -83,6 +84,19 @@ class SandboxSettings(BaseSettings):
     prewarm: bool = False
     python: str | None = None
     max_request_bytes: int = Field(256 * 1024, ge=1024)
+
+    @field_validator("cache_path")
+    @classmethod
+    def _cache_directory_exists(cls, value: Path | None) -> Path | None:
+        # Refused rather than created, as TUTOR_DATABASE_PATH, --unix and --graph-png are
+        # (fresh8 #5: /nonexistent/dir/ was made at the root). A directory as the path, or a
+        # file that is not a cache, only warns (sandbox.cache.cache_file_problem).
+        if value is None or value.is_dir() or value.parent.is_dir():
+            return value
+        raise ValueError(
+            f"the directory {str(value.parent)!r} does not exist: create it or fix the path "
+            "(no directory is created for the cache)"
+        )
 
     @property
     def limits(self) -> Limits:
@@ -171,7 +185,7 @@ def load_sandbox_settings(
                 name = ENV_PREFIX + field.upper() if field else "TUTOR_SANDBOX_*"
             shown = repr(err["input"])
             shown = shown if len(shown) <= 60 else shown[:57] + "..."
-            problems.append(f"{name}: {err['msg']} (got {shown})")
+            problems.append(f"{name}: {error_text(err)} (got {shown})")
         raise SandboxSettingsError(problems) from None
     except SettingsError as exc:  # a list-valued variable that is not JSON
         found = re.search(r'field "(\w+)"', str(exc))

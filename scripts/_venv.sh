@@ -8,6 +8,11 @@ if [ -x "$VENV/bin/python" ]; then
     CHECK="$VENV/bin/python"
 else
     CHECK="$PYTHON"
+    # A mistyped PYTHON otherwise ends in bash's own "line N: ...: No such file or directory".
+    if ! command -v "$PYTHON" >/dev/null 2>&1; then
+        echo "PYTHON=$PYTHON is not an executable: set PYTHON to a Python >= 3.11 interpreter (e.g. PYTHON=/usr/bin/python3.11), or unset it to use python3." >&2
+        exit 1
+    fi
 fi
 if ! "$CHECK" -c 'import sys; raise SystemExit(sys.version_info < (3, 11))'; then
     echo "autograd-tutor needs Python >= 3.11; $CHECK is $("$CHECK" --version 2>&1)." >&2

@@ -116,3 +116,19 @@ def test_creating_the_venv_writes_nothing_on_stdout(tmp_path: Path) -> None:
         check=True,
     )
     assert (done.stdout, done.stderr.splitlines()[0]) == ("", f"==> creating {env['VENV']}")
+
+
+def test_a_python_that_is_not_an_executable_is_named_in_one_line(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "PYTHON": "/nonexistent/python3", "VENV": str(tmp_path / "v")}
+    done = subprocess.run(
+        ["bash", "-c", ". scripts/_venv.sh"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith("PYTHON=/nonexistent/python3 is not an executable: ")
+    assert done.stderr.count("\n") == 1
+    assert not (tmp_path / "v").exists()

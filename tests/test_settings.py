@@ -89,7 +89,7 @@ def test_tutor_bot_names_the_bad_variable(
     monkeypatch.setenv("TUTOR_DROP_TICK_S", "0")
     assert main(["bot"]) == 2
     assert capsys.readouterr().err.strip() == (
-        "TUTOR_DROP_TICK_S: Input should be greater than or equal to 1"
+        "tutor bot: TUTOR_DROP_TICK_S: Input should be greater than or equal to 1"
     )
 
 

@@ -30,9 +30,15 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser (every subcommand registered)."""
+    from bot.cli.settings_check import SETTINGS_READ
+
+    read = "".join(f"  {commands}: {which}\n" for commands, which in SETTINGS_READ.items())
     parser = argparse.ArgumentParser(
         prog="tutor",
         description="autograd-tutor: trap questions about PyTorch autograd, graded and proven.",
+        epilog="Settings come from TUTOR_* variables, then .env. A bad value stops every "
+        "command that\nreads it (exit 2, naming it), and no other; the commands read:\n" + read,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMAND_MODULES:
@@ -70,20 +76,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns:
         The exit status: 0 on success, 1 when the command found problems, 2 on bad usage
         (argparse prints the subcommand's usage: ``tutor play --bogus`` shows play's) or
-        a ``.env`` that cannot be used (:func:`bot.settings.check_env_file`).
+        a ``.env`` that cannot be used (:func:`bot.settings.check_env_file`). A ``TUTOR_*``
+        name in ``.env`` that no setting has is one warning line, never a stop
+        (:func:`bot.settings.env_file_unknown_names`).
     """
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:
         args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
     tolerant_stdin(sys.stdin)
-    from bot.settings import EnvFileError, check_env_file
+    from bot.cli.settings_check import known_setting_names
+    from bot.settings import EnvFileError, check_env_file, env_file_unknown_names
 
     try:
         check_env_file()  # every command reads settings from it (sandbox's too)
     except EnvFileError as exc:
         print(f"tutor {args.command}: {exc}", file=sys.stderr)
         return 2
+    for warning in env_file_unknown_names(known_setting_names()):
+        print(f"tutor {args.command}: warning: {warning}", file=sys.stderr)
     try:
         return int(args.handler(args))
     except KeyboardInterrupt:

@@ -24,8 +24,6 @@ import sqlite3
 import sys
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from bot.content.loader import ContentErrors
 from bot.health import GatewayState, HeartbeatWriter, heartbeat_path
 from bot.settings import TutorSettings
@@ -49,13 +47,12 @@ def register(sub: Any) -> None:
 
 
 def load_settings() -> TutorSettings | None:
-    """The settings, or None after printing each problem as ``TUTOR_FIELD: message``."""
-    try:
-        settings = TutorSettings()
-    except ValidationError as exc:
-        for err in exc.errors():
-            name = "TUTOR_" + str(err["loc"][0]).upper() if err["loc"] else "settings"
-            print(f"{name}: {err['msg']}", file=sys.stderr)
+    """The settings, or None after printing each problem as ``tutor bot: TUTOR_FIELD:
+    message`` (:func:`bot.cli.settings_check.read_settings`)."""
+    from bot.cli.settings_check import read_settings
+
+    settings = read_settings(TutorSettings, "tutor bot")
+    if settings is None:
         return None
     if settings.discord_token is None:
         print(

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from bot.cli.numbers import fraction
 from bot.content.loader import Bank, ContentErrors, load_bank, schema_json
 from bot.content.models import Item, canonical_item_id
 from bot.content.verify import SandboxRunner, SubprocessRunner, VerifyResult, verify_items
@@ -126,9 +127,9 @@ def register(sub: Any) -> None:
     _add_item_filter(test)
     test.add_argument(
         "--min-accuracy",
-        type=float,
+        type=fraction,
         default=MIN_ACCURACY,
-        help="the accuracy gate, 0-1 (default: %(default)s)",
+        help="the accuracy gate, a fraction from 0 to 1 (default: %(default)s)",
     )
     test.add_argument(
         "--quiet", action="store_true", help="print only the overall line and failures"
@@ -158,7 +159,8 @@ def register(sub: Any) -> None:
         "--output",
         type=Path,
         default=None,
-        help=f"default: {SCHEMA_NAME} in $TUTOR_CONTENT_DIR, else content/{SCHEMA_NAME}",
+        help=f"the file to write (its directory must exist; default: {SCHEMA_NAME} in "
+        f"$TUTOR_CONTENT_DIR, else content/{SCHEMA_NAME})",
     )
     schema.set_defaults(handler=cmd_schema)
 
@@ -356,9 +358,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    """Write the JSON Schema for editors."""
+    """Write the JSON Schema for editors, atomically (a temp file renamed over the old one).
+
+    Exit status: 0 once written; 2 when the path cannot name a file (a directory, or its
+    directory is missing: none is created); 1 when writing failed (no space, permission
+    denied...), the old file, if any, left as it was. Each failure is one line naming
+    the path and the reason.
+    """
+    from bot.cli.files import new_file_problem, write_text_atomically
+
     output = args.output or configured_content() / SCHEMA_NAME
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(schema_json(), encoding="utf-8")
-    print(f"wrote {output}")
+    flag = "--output " if args.output is not None else ""
+    if problem := new_file_problem(output):
+        print(f"tutor content schema: {flag}{output}: {problem}", file=sys.stderr)
+        return 2
+    try:
+        write_text_atomically(output, schema_json())
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        print(f"tutor content schema: cannot write {output}: {why}", file=sys.stderr)
+        return 1
+    print(f"wrote {output}", file=sys.stderr)  # stdout may be the file (--output /dev/stdout)
     return 0

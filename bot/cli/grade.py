@@ -121,7 +121,13 @@ class GradedLine(GradeResult):
 def register(sub: Any) -> None:
     """Add ``tutor grade`` to the CLI."""
     grade = sub.add_parser(
-        "grade", help="grade answers: --jsonl on stdin/stdout, or one ITEM --text"
+        "grade",
+        help="grade answers: --jsonl on stdin/stdout, or one ITEM --text",
+        description="Grade answers with the real grader. With ITEM --text: the feedback a "
+        "learner sees, then one line for scripts: label=correct|partial|incorrect "
+        "score=0-1 confidence=0-1 hit=[...] contradicted=[...] misconceptions=[...], "
+        "the lists holding the rubric's concept and misconception ids (an author's "
+        "names, as in the item's rubric). With --jsonl: one JSON result per input line.",
     )
     grade.add_argument(
         "item",

@@ -19,8 +19,6 @@ import math
 import sys
 from typing import Any
 
-from pydantic import ValidationError
-
 from bot.settings import TutorSettings
 
 
@@ -74,6 +72,7 @@ def register(sub: Any) -> None:
 
 def cmd_health(args: argparse.Namespace) -> int:
     """Run the checks; 0 when all pass, 1 when one fails, 2 on bad settings."""
+    from bot.cli.settings_check import read_settings
     from bot.health import run_checks
 
     if args.sandbox == "off":
@@ -85,13 +84,10 @@ def cmd_health(args: argparse.Namespace) -> int:
         )
         return 2
     overrides = {"sandbox_address": args.sandbox} if args.sandbox else {}
-    try:
-        settings = TutorSettings(**overrides)
-    except ValidationError as exc:
-        for err in exc.errors():
-            field = str(err["loc"][0]) if err["loc"] else "settings"
-            name = "--sandbox" if field in overrides else "TUTOR_" + field.upper()
-            print(f"tutor health: {name}: {err['msg']}", file=sys.stderr)
+    settings = read_settings(
+        TutorSettings, "tutor health", overrides, flags={"sandbox_address": "--sandbox"}
+    )
+    if settings is None:
         return 2
     names = tuple(args.check or ("database", "sandbox"))
     if "sandbox" in names and settings.sandbox_endpoint.kind == "local":

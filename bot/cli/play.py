@@ -28,8 +28,6 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from bot.cli.stats import _snowflake
 from bot.settings import LOCAL_SANDBOX, TutorSettings
 
@@ -90,27 +88,25 @@ def register(sub: Any) -> None:
 
 def _settings(args: argparse.Namespace) -> TutorSettings | None:
     """The settings with the flags applied, or None after naming each bad value."""
+    from bot.cli.settings_check import read_settings
+
     overrides: dict[str, object] = {}
     if args.db is not None:
         overrides["database_path"] = args.db
     if args.sandbox is not None and args.sandbox != "off":
         overrides["sandbox_address"] = args.sandbox
-    try:
-        return TutorSettings(**overrides)  # type: ignore[arg-type]
-    except ValidationError as exc:
-        for err in exc.errors():
-            field = str(err["loc"][0]) if err["loc"] else "settings"
-            flag = {"database_path": "--db", "sandbox_address": "--sandbox"}.get(field)
-            name = flag if field in overrides and flag else "TUTOR_" + field.upper()
-            message = err["msg"]
-            if name == "--sandbox":  # the flag also takes off, which the variable does not
-                message = (
-                    "must be local, off (no sandbox: show the recorded outputs), "
-                    "unix:/path/to.sock or http://host:port (several workers separated by "
-                    f"commas), got {args.sandbox!r}"
-                )
-            print(f"tutor play: {name}: {message}", file=sys.stderr)
-        return None
+    return read_settings(
+        TutorSettings,
+        "tutor play",
+        overrides,
+        flags={"database_path": "--db", "sandbox_address": "--sandbox"},
+        # the flag also takes off, which the variable does not
+        messages={
+            "sandbox_address": "must be local, off (no sandbox: show the recorded outputs), "
+            "unix:/path/to.sock or http://host:port (several workers separated by "
+            f"commas), got {args.sandbox!r}"
+        },
+    )
 
 
 def _configure_logging(settings: TutorSettings) -> None:

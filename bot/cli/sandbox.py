@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import socket
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -15,8 +16,52 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 
+def tcp_port(text: str) -> int:
+    """argparse type of ``--port``: a TCP port number, 0-65535 (0: any free port).
+
+    Raises:
+        argparse.ArgumentTypeError: not a whole number, or outside 0-65535, named.
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0-65535)") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text} is not a port number (0-65535)")
+    return value
+
+
+def tcp_listen_problem(host: str, port: int) -> str | None:
+    """Why the worker could not listen on ``host:port``, found in milliseconds by binding
+    a socket and closing it again, before the worker's start (about 5 s: it imports torch).
+
+    The probe binds as aiohttp will (``SO_REUSEADDR``, so a port in TIME_WAIT is not
+    refused); another program may still take the port in between, which
+    :func:`sandbox.service.serve` then reports as one line too.
+
+    Args:
+        host: the address to listen on (``127.0.0.1``, ``0.0.0.0``, a name).
+        port: the TCP port, 0-65535.
+
+    Returns:
+        The reason (``Address already in use``, ``Name or service not known``...), or None.
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as exc:  # socket.gaierror is one too
+        return exc.strerror or str(exc)
+    return None
+
+
 def register(sub: Any) -> None:
     """Add ``tutor sandbox ...`` to the CLI."""
+    from bot.cli.numbers import field_int_range, int_in
+    from sandbox.settings import SandboxSettings
+
     sandbox = sub.add_parser("sandbox", help="run snippets in the isolated, warm torch worker")
     ssub = sandbox.add_subparsers(dest="sandbox_command", metavar="ACTION", required=True)
 
@@ -43,9 +88,23 @@ def register(sub: Any) -> None:
     where = serve.add_mutually_exclusive_group()
     where.add_argument("--unix", type=Path, default=None, metavar="PATH", help="Unix socket path")
     where.add_argument("--host", default="127.0.0.1", help="TCP address (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8060, help="TCP port (default 8060)")
-    serve.add_argument("--concurrency", type=int, default=None, help="jobs at once")
-    serve.add_argument("--queue", type=int, default=None, help="jobs that may wait")
+    serve.add_argument(
+        "--port", type=tcp_port, default=8060, help="TCP port, 0-65535 (default 8060)"
+    )
+    low, high = field_int_range(SandboxSettings, "concurrency")
+    serve.add_argument(
+        "--concurrency",
+        type=int_in(low, high),
+        default=None,
+        help=f"jobs at once, {low}-{high} (default: TUTOR_SANDBOX_CONCURRENCY or 2)",
+    )
+    low, high = field_int_range(SandboxSettings, "queue")
+    serve.add_argument(
+        "--queue",
+        type=int_in(low, high),
+        default=None,
+        help=f"jobs that may wait, {low}-{high} (default: TUTOR_SANDBOX_QUEUE or 8)",
+    )
     serve.add_argument("--cache", type=Path, default=None, help="JSON file for curated results")
     serve.add_argument(
         "--prewarm", action="store_true", help="run every curated snippet at start-up"
@@ -155,20 +214,27 @@ def bad_sandbox_settings(prog: str) -> bool:
     bot``, ``tutor health``) call this first, so a bad value stops them with the variable
     named (exit 2) instead of a worker that dies during start-up.
 
+    A cache file the worker would not use (``TUTOR_SANDBOX_CACHE_PATH`` a directory, or
+    not a cache: :func:`sandbox.cache.cache_file_problem`) is one warning line, not a stop.
+
     Args:
         prog: the command, prefixed to each line (``tutor play``).
 
     Returns:
         True after printing one line per bad value on stderr; False when all are valid.
     """
+    from sandbox.cache import cache_file_problem
     from sandbox.settings import SandboxSettingsError, load_sandbox_settings
 
     try:
-        load_sandbox_settings()
+        settings = load_sandbox_settings()
     except SandboxSettingsError as exc:
         for problem in exc.problems:
             print(f"{prog}: {problem}", file=sys.stderr)
         return True
+    if settings.cache_path is not None and (note := cache_file_problem(settings.cache_path)):
+        # The worker's own stderr goes to its log file: say it here, where the user looks.
+        print(f"{prog}: warning: {note}", file=sys.stderr)
     return False
 
 
@@ -181,9 +247,11 @@ def _print_problems(exc: Any) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     """Start the worker and serve HTTP until interrupted.
 
-    Exit status: 0 after a clean stop, 1 when the worker could not start, 2 on a bad
-    ``TUTOR_SANDBOX_*`` value or flag (one line each, naming it) or a ``--unix`` path whose
-    directory is missing (:func:`unix_socket_problem`; checked before the worker starts).
+    Exit status: 0 after a clean stop, 1 when the worker could not start or cannot listen
+    on ``--host``/``--port`` (a port in use: :func:`tcp_listen_problem`, checked before the
+    worker starts), 2 on a bad ``TUTOR_SANDBOX_*`` value or flag (one line each, naming it;
+    ``--port`` outside 0-65535 too) or a ``--unix`` path whose directory is missing
+    (:func:`unix_socket_problem`; checked before the worker starts).
     """
     from sandbox.cache import FileResultCache, MemoryResultCache, ResultCache
     from sandbox.errors import SandboxError
@@ -198,9 +266,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.unix is not None and (problem := unix_socket_problem(args.unix)):
         print(f"tutor sandbox serve: --unix {args.unix}: {problem}", file=sys.stderr)
         return 2
-    cache: ResultCache = (
-        FileResultCache(settings.cache_path) if settings.cache_path else MemoryResultCache()
-    )
+    if args.unix is None and (problem := tcp_listen_problem(args.host, args.port)):
+        print(
+            f"tutor sandbox serve: cannot listen on {args.host} port {args.port}: {problem}",
+            file=sys.stderr,
+        )
+        return 1
+    cache: ResultCache = MemoryResultCache()
+    if settings.cache_path is not None:
+        cache = FileResultCache(settings.cache_path)
+        if cache.problem:
+            print(f"tutor sandbox serve: warning: {cache.problem}", file=sys.stderr)
 
     async def main() -> None:
         async with Worker(settings, cache=cache) as worker:

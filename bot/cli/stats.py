@@ -133,19 +133,15 @@ def cmd_stats(args: argparse.Namespace) -> int:
     """Print the learner's stats; exit 1 when the database is missing or unreadable, 2 on a
     bad ``TUTOR_*`` database setting (one line each, naming the variable, as ``tutor play``
     and ``tutor health`` do)."""
-    from pydantic import ValidationError
-
+    from bot.cli.settings_check import read_settings
     from bot.progress.settings import ProgressSettings
 
-    try:
-        settings = ProgressSettings()
-    except ValidationError as exc:  # fresh7 #6: this was a pydantic traceback, exit 1
-        for err in exc.errors():
-            name = "TUTOR_" + str(err["loc"][0]).upper() if err["loc"] else "settings"
-            print(f"tutor stats: {name}: {err['msg']}", file=sys.stderr)
+    overrides = {"database_path": args.db} if args.db is not None else {}
+    settings = read_settings(
+        ProgressSettings, "tutor stats", overrides, flags={"database_path": "--db"}
+    )
+    if settings is None:
         return 2
-    if args.db is not None:
-        settings = settings.model_copy(update={"database_path": args.db})
     path = settings.database_path
     source = (
         "--db"
@@ -160,8 +156,13 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print(f"{path} is a directory, not a progress database (pass --db FILE)", file=sys.stderr)
         return 1
     if not path.is_file():
+        missing = (
+            f": the directory {str(path.parent)!r} does not exist"
+            if not path.parent.is_dir()
+            else ""
+        )
         print(
-            f"no progress database at {path} (pass --db PATH or set TUTOR_DATABASE_PATH)",
+            f"no progress database at {path}{missing} (pass --db PATH or set TUTOR_DATABASE_PATH)",
             file=sys.stderr,
         )
         return 1

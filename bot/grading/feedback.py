@@ -35,8 +35,8 @@ GESTURE_NUDGE: Final = (
 )
 CONTRADICTION_PREFIX: Final = "You stated the opposite of a key point: "
 HEDGE_NUDGE: Final = (
-    "Commit to your reasoning: a claim hedged with 'I think', 'maybe' or 'not sure' "
-    "counts as partial at most."
+    "You hedged or asked instead of stating it: say it as a plain claim (no 'I think', "
+    "'maybe' or question); a hedged or questioning answer counts as partial at most."
 )
 ASIDE_NUDGE: Final = (
     "Check your side remark or condition (after 'also', 'btw', 'only if'...): it goes beyond "

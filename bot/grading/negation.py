@@ -463,8 +463,8 @@ def _forward(
                     or (content and (word in SUBJECTS or (not clausal and word in _NEW_PHRASE)))
                 ):
                     break
-                if noun_phrase and word in ("and", "or"):
-                    break
+                if noun_phrase and word in ("and", "or", "means", "implies"):
+                    break  # "no argument | means seed 1": the noun phrase is a condition
                 if j == start and word in ("and", "or"):
                     break  # ".data doesn't | and silently gives wrong grads": elliptical
                 if word == "and" and j + 1 < n and sent[j + 1] == sent[j]:

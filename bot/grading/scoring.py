@@ -383,15 +383,15 @@ def _states_a_value(surf: list[str], kinds: list[int], brk: list[bool]) -> bool:
     followed by ``None`` (``x.grad None``; a bare ``.grad None`` in a list of terms is
     not, nor is ``grad_fn None``). Terse answers built on these were called keyword lists
     ("tensor(27.), x.grad None"); adding the test changed no label of any marked set or
-    sample but one dev4 answer it fixed. Two labelled values ("abs: 0, sqrt version: nan")
-    state values too (round 8b: graded as a keyword list)."""
+    sample but one dev4 answer it fixed. Two labelled values ("abs: 0, sqrt version: nan",
+    and without the colons "abs 0, sqrt nan", MARKING.md's own example) state values too
+    (rounds 8b and 10d: graded as keyword lists)."""
     labelled = 0
     for i in range(len(surf) - 1):
         if surf[i] == "tensor" and kinds[i + 1] == NUM:
             return True
         if (
             kinds[i] == WORD
-            and brk[i + 1]
             and (kinds[i + 1] == NUM or surf[i + 1] in _VALUE_WORDS)
             and (i + 2 >= len(surf) or brk[i + 2])
         ):

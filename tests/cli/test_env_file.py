@@ -9,6 +9,7 @@ import pytest
 
 from bot.cli import main
 from bot.settings import EnvFileError, TutorSettings, check_env_file
+from tests.conftest import CONTENT
 
 COMMANDS = [
     ["stats", "--learner", "1"],
@@ -87,7 +88,7 @@ def test_a_bad_value_in_a_env_file_with_a_byte_order_mark_is_named_with_exit_2(
     (tmp_path / ".env").write_bytes(BOM + b"TUTOR_DATABASE_PATH=missing/dir/tutor.db\n")
     assert main(["play", "--script"]) == 2
     err = capsys.readouterr().err
-    assert "TUTOR_DATABASE_PATH: Value error, the directory 'missing/dir' does not exist" in err
+    assert "TUTOR_DATABASE_PATH: the directory 'missing/dir' does not exist" in err
 
 
 def test_a_byte_that_is_not_utf8_after_a_byte_order_mark_is_placed_in_the_file(
@@ -113,3 +114,27 @@ def test_a_env_directory_stops_a_command_with_exit_2(
     (tmp_path / ".env").mkdir()
     assert main(["stats", "--learner", "1"]) == 2
     assert capsys.readouterr().err.startswith("tutor stats: .env: is a directory")
+
+
+def test_a_env_symlink_to_nothing_stops_a_command_with_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").symlink_to(tmp_path / "nowhere")
+    assert main(["stats", "--learner", "1"]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"tutor stats: .env: is a symbolic link to '{tmp_path / 'nowhere'}', which does not exist"
+    )
+
+
+def test_a_misspelled_name_in_env_is_named_once_with_the_closest_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("OTHER_TOOL=1\ntutor_log_level=debug\nTUTOR_SANDBOX_WALLS=2\n")
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", str(CONTENT))
+    assert main(["content", "check"]) == 0
+    assert capsys.readouterr().err == (
+        "tutor content: warning: .env: line 3: TUTOR_SANDBOX_WALLS is not a setting and is "
+        "ignored (did you mean TUTOR_SANDBOX_WALL_S?)\n"
+    )

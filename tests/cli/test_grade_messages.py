@@ -95,3 +95,29 @@ def test_a_jsonl_verdict_that_is_not_true_false_or_null_is_refused_naming_it(
         "invalid_request",
         "verdict: Input should be a valid boolean",
     )
+
+
+def test_a_jsonl_object_with_a_key_twice_is_an_error_naming_the_key(bank: Bank) -> None:
+    out = io.StringIO()
+    line = '{"item_id": "TF3", "item_id": "SE1", "text": "it accumulates"}\n'
+    assert grade_lines(Grader(bank), io.StringIO(line), out) == 1
+    row = json.loads(out.getvalue())
+    assert (row["error"], row["line"]) == ("invalid_json", 1)
+    assert row["message"] == 'the key "item_id" appears twice in one object: give each key once'
+
+
+def test_an_answer_phrased_as_a_question_is_told_so_not_blamed_for_words_it_lacks(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["grade", "SE1", "--text", "doesn't it accumulate?"]) == 0
+    out = capsys.readouterr().out
+    assert "You hedged or asked instead of stating it" in out
+    assert "'not sure'" not in out
+
+
+def test_the_help_of_tutor_grade_says_what_the_label_line_is(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["grade", "--help"])
+    assert "label=correct|partial|incorrect" in " ".join(capsys.readouterr().out.split())

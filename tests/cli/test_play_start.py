@@ -59,4 +59,4 @@ def test_play_calls_a_directory_given_as_db_a_directory(
 ) -> None:
     monkeypatch.setenv("TUTOR_CONTENT_DIR", str(CONTENT))
     assert main(["play", "--script", "--sandbox", "off", "--db", str(tmp_path)]) == 2
-    assert f"tutor play: --db: Value error, {tmp_path} is a directory" in capsys.readouterr().err
+    assert f"tutor play: --db: {tmp_path} is a directory" in capsys.readouterr().err

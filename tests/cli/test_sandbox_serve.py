@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -25,3 +26,35 @@ def test_a_directory_given_as_the_socket_is_refused(
     monkeypatch.chdir(tmp_path)
     assert main(["sandbox", "serve", "--unix", str(tmp_path)]) == 2
     assert "is a directory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "http"])
+def test_a_port_outside_0_to_65535_is_refused_by_argparse_naming_the_flag(
+    port: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["sandbox", "serve", "--port", port])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --port: " in err
+    assert "is not a port number (0-65535)" in err
+
+
+def test_a_port_in_use_is_one_line_with_exit_1_before_the_worker_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sandbox.worker
+
+    def no_worker(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the worker was started although the port is taken")
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sandbox.worker, "Worker", no_worker)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["sandbox", "serve", "--port", str(port)]) == 1
+    assert capsys.readouterr().err == (
+        f"tutor sandbox serve: cannot listen on 127.0.0.1 port {port}: Address already in use\n"
+    )

@@ -77,3 +77,42 @@ def test_a_bad_sandbox_value_in_dot_env_stops_the_command_naming_it(
     argv = [a.replace("{snippet}", str(bad_wall)) for a in args]
     assert main(argv) == 2
     assert capsys.readouterr().err == f"{prog}: {PROBLEM}\n"
+
+
+def test_a_cache_path_in_a_missing_directory_is_refused_and_not_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.cli.sandbox import bad_sandbox_settings
+
+    monkeypatch.chdir(tmp_path)
+    cache = tmp_path / "nonexistent" / "dir" / "c.json"
+    monkeypatch.setenv("TUTOR_SANDBOX_CACHE_PATH", str(cache))
+    assert bad_sandbox_settings("tutor play")
+    err = capsys.readouterr().err
+    assert err.startswith("tutor play: TUTOR_SANDBOX_CACHE_PATH: ")
+    assert f"the directory '{cache.parent}' does not exist" in err
+    assert "Value error" not in err
+    assert not (tmp_path / "nonexistent").exists()
+
+
+@pytest.mark.parametrize("content", [None, "garbage{"])
+def test_an_unusable_cache_warns_in_one_line_and_does_not_stop_the_command(
+    content: str | None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from bot.cli.sandbox import bad_sandbox_settings
+
+    monkeypatch.chdir(tmp_path)
+    cache = tmp_path / "c.json"
+    if content is None:
+        cache.mkdir()
+    else:
+        cache.write_text(content)
+    monkeypatch.setenv("TUTOR_SANDBOX_CACHE_PATH", str(cache))
+    assert not bad_sandbox_settings("tutor play")
+    err = capsys.readouterr().err
+    assert err.startswith(f"tutor play: warning: the sandbox cache {cache} ")
+    assert "rebuilt" in err
+    assert err.count("\n") == 1

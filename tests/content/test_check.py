@@ -165,6 +165,7 @@ def test_schema_is_written_into_the_configured_content_dir(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "packs").mkdir()
     monkeypatch.setenv("TUTOR_CONTENT_DIR", str(tmp_path / "packs"))
     assert main(["content", "schema"]) == 0
     assert (tmp_path / "packs" / "schema.json").is_file()

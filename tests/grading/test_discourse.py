@@ -157,7 +157,7 @@ def test_i_do_not_think_so_is_no_hedge() -> None:
 
 def test_a_hedged_answer_is_nudged_to_commit(grader: Grader) -> None:
     result = grade(grader, "TF3", "grads accumulate across calls i think", verdict=False)
-    assert result.feedback.missing[0].startswith("Commit to your reasoning")
+    assert result.feedback.missing[0].startswith("You hedged or asked instead of stating it")
 
 
 # ---- asides ----------------------------------------------------------------------------

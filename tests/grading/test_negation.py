@@ -193,6 +193,12 @@ def test_a_substitute_cue_negates_only_its_noun_phrase() -> None:
     assert "accumulating" in negated_words("it overwrites instead of accumulating")
 
 
+def test_no_before_means_negates_only_its_noun_phrase() -> None:
+    words = negated_words("no argument means seed 1, only for a one-element output")
+    assert "argument" in words
+    assert not {"means", "seed"} & words
+
+
 def test_a_clause_initial_with_no_is_a_condition() -> None:
     text = "With no argument, backward seeds the output with 1"
     assert "argument" in conditional_words(text)

@@ -257,6 +257,7 @@ def test_a_hyphenated_domain_term_does_not_make_a_list_prose() -> None:
     "text",
     [
         "tensor(27.), x.grad None",
+        "abs 0, sqrt nan",  # MARKING.md's own example of a bare value answer
         "[0.5, 0, 0.5] - full-reduction max splits the subgradient evenly",
         "w zeroed (shared storage); fix: .clone()",
     ],
