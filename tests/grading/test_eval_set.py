@@ -74,15 +74,16 @@ FLOORS: dict[str, Floor] = {
     ),
     # held-out set 7, written blind in stop 13 under the MARKING.md of eda8224; graded
     # (numbers only) before rubric round 7 at 436/500 = 87.2%, 4/200 = 2.0%, 0/78 = 0.0%;
-    # after round 7 444/500 = 88.8%; after round 8 446/500 = 89.2%, 2.0%, 0.0%
+    # after round 7 444/500 = 88.8%; after round 8 446/500 = 89.2%, 2.0%, 0.0%; after rounds
+    # 9-10 (stop 14) 448/500 = 89.6%
     "eval14/test7.jsonl": Floor(
-        agreement=0.88, incorrect_as_correct=0.02, opposite_as_correct=0.05
+        agreement=0.89, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
     # held-out set 8, written blind in stop 14; graded (numbers only) at the stop's start
-    # (8144af1) at 453/500 = 90.6%, 5/200 = 2.5%, 5/83 = 6.0%: both over their targets, so
-    # these two floors sit above the targets until a round brings them down
+    # (8144af1) at 453/500 = 90.6%, 5/200 = 2.5%, 5/83 = 6.0%; after rounds 9-10 (tuned on
+    # dev10/dev11, not on it) 454/500 = 90.8%, 4/200 = 2.0%, 4/83 = 4.8%
     "eval16/test8.jsonl": Floor(
-        agreement=0.89, incorrect_as_correct=0.025, opposite_as_correct=0.061
+        agreement=0.90, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
 }
 
