@@ -107,20 +107,14 @@ def test_creating_the_venv_writes_nothing_on_stdout(tmp_path: Path) -> None:
     )
     stub.chmod(0o755)
     env = {"PATH": "/usr/bin:/bin", "PYTHON": str(stub), "VENV": str(tmp_path / "venv")}
-    done = subprocess.run(
-        ["bash", "-c", ". scripts/_venv.sh"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    done = _source_venv_script(env)
+    assert done.returncode == 0, done.stderr
     assert (done.stdout, done.stderr.splitlines()[0]) == ("", f"==> creating {env['VENV']}")
 
 
-def test_a_python_that_is_not_an_executable_is_named_in_one_line(tmp_path: Path) -> None:
-    env = {"PATH": "/usr/bin:/bin", "PYTHON": "/nonexistent/python3", "VENV": str(tmp_path / "v")}
-    done = subprocess.run(
+def _source_venv_script(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Source scripts/_venv.sh in bash with only ``env``, capturing both streams."""
+    return subprocess.run(
         ["bash", "-c", ". scripts/_venv.sh"],
         cwd=ROOT,
         env=env,
@@ -128,6 +122,11 @@ def test_a_python_that_is_not_an_executable_is_named_in_one_line(tmp_path: Path)
         text=True,
         check=False,
     )
+
+
+def test_a_python_that_is_not_an_executable_is_named_in_one_line(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "PYTHON": "/nonexistent/python3", "VENV": str(tmp_path / "v")}
+    done = _source_venv_script(env)
     assert done.returncode == 1
     assert done.stderr.startswith("PYTHON=/nonexistent/python3 is not an executable: ")
     assert done.stderr.count("\n") == 1
