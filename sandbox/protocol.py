@@ -561,13 +561,17 @@ class RunResult(JobOutcome):
 
 
 def outcome_ok(outcome: JobOutcome) -> bool:
-    """True when the job ended by itself: no limit hit, no signal, no worker error."""
+    """True when the job ended by itself: no limit hit (time, memory, CPU, output, process
+    count, file size), no signal, no worker error. A fork bomb stopped at the process limit
+    was reported ``"ok": true`` beside ``pids_exceeded`` (a new user, stop 14)."""
     return not (
         outcome.error
         or outcome.timed_out
         or outcome.memory_exceeded
         or outcome.cpu_exceeded
         or outcome.output_truncated
+        or outcome.pids_exceeded
+        or outcome.file_limit_mib is not None
         or outcome.signal is not None
     )
 

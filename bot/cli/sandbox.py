@@ -112,7 +112,13 @@ def register(sub: Any) -> None:
     common(serve)
     serve.set_defaults(handler=cmd_serve)
 
-    run = ssub.add_parser("run", help="run one snippet file and print its result")
+    run = ssub.add_parser(
+        "run",
+        help="run one snippet file and print its result",
+        epilog="exit status: 0 ran to its end with exit code 0; "
+        + "; ".join(f"{code} {how}" for how, code in RUN_EXIT_STATUS.items() if code)
+        + "; 1 the sandbox failed; 2 the input or a setting was refused",
+    )
     run.add_argument("file", type=Path, help="the snippet (Python source)")
     run.add_argument("--json", action="store_true", help="print the RunResult as JSON")
     run.add_argument(

@@ -90,3 +90,16 @@ def test_a_captured_stderr_gets_no_start_notice() -> None:
     err = io.StringIO()
     announce_start(err)
     assert err.getvalue() == ""
+
+
+def test_the_exit_statuses_are_listed_in_run_help(capsys: pytest.CaptureFixture[str]) -> None:
+    """A new user found exit codes 3-9 in neither --help nor the README (sandbox/README.md
+    has them)."""
+    from bot.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["sandbox", "run", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    for how, code in RUN_EXIT_STATUS.items():
+        if code:
+            assert f"{code} {how}" in shown

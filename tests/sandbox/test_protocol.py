@@ -95,3 +95,11 @@ def test_a_result_carries_its_status_and_is_ok_only_when_it_ran_to_its_end() -> 
     killed = RunResult.from_outcome(JobOutcome(signal=11), LIMITS, "namespaces", "2.13.0")
     assert (done.status, done.ok) == ("exit 1", True)
     assert (killed.status, killed.ok) == ("killed by SIGSEGV", False)
+
+
+@pytest.mark.parametrize(
+    "outcome", [JobOutcome(exit_code=0, pids_exceeded=True), JobOutcome(file_limit_mib=16)]
+)
+def test_a_process_or_file_limit_hit_is_not_ok(outcome: JobOutcome) -> None:
+    """A fork bomb stopped at the process limit read "ok": true in --json (a new user)."""
+    assert not RunResult.from_outcome(outcome, LIMITS, "namespaces", "2.13.0").ok
