@@ -183,6 +183,30 @@ def error_text(error: Mapping[str, Any]) -> str:
     return str(error["msg"]).removeprefix("Value error, ")
 
 
+def missing_directory(path: Path, purpose: str = "") -> str | None:
+    """Why ``path`` cannot be created: its directory does not exist (and none is made).
+
+    Every path a ``tutor`` command writes (``content schema --output``, ``--unix``,
+    ``--graph-png``, ``TUTOR_SANDBOX_CACHE_PATH``) refuses a missing directory rather than
+    creating it, so a mistyped path never makes ``/nonexistent/`` at the root.
+
+    Args:
+        path: the file to be written.
+        purpose: what the file is for, named in the message (``the socket``), or empty.
+
+    Returns:
+        ``the directory '/x' does not exist: create it or fix the path (no directory is
+        created for the socket)``, or None when the directory exists.
+    """
+    if path.parent.is_dir():
+        return None
+    for_what = f" for {purpose}" if purpose else ""
+    return (
+        f"the directory {str(path.parent)!r} does not exist: create it or fix the path "
+        f"(no directory is created{for_what})"
+    )
+
+
 TUTOR_ENV: Final = SettingsConfigDict(
     env_prefix="TUTOR_",
     env_file=ENV_FILE,

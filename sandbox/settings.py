@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
-from bot.settings import ENV_FILE, ENV_FILE_ENCODING, error_text
+from bot.settings import ENV_FILE, ENV_FILE_ENCODING, error_text, missing_directory
 from sandbox.protocol import (
     DEFAULT_CPU_S,
     DEFAULT_MEMORY_MIB,
@@ -91,12 +91,12 @@ class SandboxSettings(BaseSettings):
         # Refused rather than created, as TUTOR_DATABASE_PATH, --unix and --graph-png are
         # (fresh8 #5: /nonexistent/dir/ was made at the root). A directory as the path, or a
         # file that is not a cache, only warns (sandbox.cache.cache_file_problem).
-        if value is None or value.is_dir() or value.parent.is_dir():
+        if value is None or value.is_dir():
             return value
-        raise ValueError(
-            f"the directory {str(value.parent)!r} does not exist: create it or fix the path "
-            "(no directory is created for the cache)"
-        )
+        missing = missing_directory(value, "the cache")
+        if missing:
+            raise ValueError(missing)
+        return value
 
     @property
     def limits(self) -> Limits:

@@ -14,6 +14,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+from bot.settings import missing_directory
+
 
 def new_file_problem(path: Path) -> str | None:
     """Why ``path`` cannot name a file to write, before anything is written.
@@ -28,13 +30,7 @@ def new_file_problem(path: Path) -> str | None:
     """
     if path.is_dir():
         return "is a directory: name the file to write"
-    parent = path.parent
-    if not parent.is_dir():
-        return (
-            f"the directory {str(parent)!r} does not exist: create it or fix the path "
-            "(no directory is created)"
-        )
-    return None
+    return missing_directory(path)
 
 
 def write_text_atomically(path: Path, text: str) -> None:

@@ -317,14 +317,11 @@ def unix_socket_problem(path: Path) -> str | None:
     Returns:
         One clause (``the directory '/x' does not exist: ...``), or None.
     """
+    from bot.settings import missing_directory
+
     if path.is_dir():
         return "is a directory: give the socket's file path, e.g. /run/sandbox/sandbox.sock"
-    if not path.parent.is_dir():
-        return (
-            f"the directory {str(path.parent)!r} does not exist: create it or fix the path "
-            "(no directory is created for the socket)"
-        )
-    return None
+    return missing_directory(path, "the socket")
 
 
 STARTING_NOTICE = "starting the sandbox worker (it imports torch: a few seconds)..."
@@ -441,7 +438,8 @@ def graph_png_problem(path: Path) -> str | None:
     Returns:
         One sentence naming the path and what is wrong, or None.
     """
-    parent = path.parent
+    from bot.settings import missing_directory
+
     if str(path) in ("", "."):
         return "--graph-png needs a file name ending in .png"
     if path.is_dir():
@@ -453,12 +451,8 @@ def graph_png_problem(path: Path) -> str | None:
             f"--graph-png {path}: already exists; nothing is overwritten: choose a new name "
             "or delete it first"
         )
-    if not parent.is_dir():
-        return (
-            f"--graph-png {path}: the directory {str(parent)!r} does not exist: create it "
-            "or fix the path (no directory is created)"
-        )
-    return None
+    missing = missing_directory(path)
+    return f"--graph-png {path}: {missing}" if missing else None
 
 
 def show_run(result: Any, out: TextIO, err: TextIO) -> None:
