@@ -61,6 +61,18 @@ def bank_not_found(content: Path) -> str | None:
     )
 
 
+def report_missing_banks(paths: list[Path]) -> bool:
+    """Print :func:`bank_not_found`'s sentence for each of ``paths`` that does not exist.
+
+    Returns:
+        True when one was missing (the command then exits 1).
+    """
+    missing = [why for why in map(bank_not_found, paths) if why is not None]
+    for why in missing:
+        print(why, file=sys.stderr)
+    return bool(missing)
+
+
 def load_bank_or_report(paths: Iterable[Path]) -> Bank | None:
     """Load the packs at ``paths``, or print every problem to stderr and return None.
 
@@ -70,10 +82,7 @@ def load_bank_or_report(paths: Iterable[Path]) -> Bank | None:
     the checkout saw only "content: cannot read: No such file or directory".
     """
     paths = list(paths)
-    missing = [why for why in map(bank_not_found, paths) if why is not None]
-    if missing:
-        for why in missing:
-            print(why, file=sys.stderr)
+    if report_missing_banks(paths):
         return None
     try:
         return load_bank(paths)
@@ -176,10 +185,7 @@ def register(sub: Any) -> None:
 def cmd_check(args: argparse.Namespace) -> int:
     """Validate packs; print every problem as ``file:line:col: ITEM.field: message``."""
     paths = args.paths or [configured_content()]
-    missing = [why for why in map(bank_not_found, paths) if why is not None]
-    if missing:
-        for why in missing:
-            print(why, file=sys.stderr)
+    if report_missing_banks(paths):
         return 1
     try:
         bank = load_bank(paths)

@@ -60,7 +60,7 @@ def tcp_listen_problem(host: str, port: int) -> str | None:
 def register(sub: Any) -> None:
     """Add ``tutor sandbox ...`` to the CLI."""
     from bot.cli.numbers import field_int_range, int_in
-    from sandbox.settings import SandboxSettings
+    from sandbox.settings import ENV_PREFIX, SandboxSettings
 
     sandbox = sub.add_parser("sandbox", help="run snippets in the isolated, warm torch worker")
     ssub = sandbox.add_subparsers(dest="sandbox_command", metavar="ACTION", required=True)
@@ -91,20 +91,16 @@ def register(sub: Any) -> None:
     serve.add_argument(
         "--port", type=tcp_port, default=8060, help="TCP port, 0-65535 (default 8060)"
     )
-    low, high = field_int_range(SandboxSettings, "concurrency")
-    serve.add_argument(
-        "--concurrency",
-        type=int_in(low, high),
-        default=None,
-        help=f"jobs at once, {low}-{high} (default: TUTOR_SANDBOX_CONCURRENCY or 2)",
-    )
-    low, high = field_int_range(SandboxSettings, "queue")
-    serve.add_argument(
-        "--queue",
-        type=int_in(low, high),
-        default=None,
-        help=f"jobs that may wait, {low}-{high} (default: TUTOR_SANDBOX_QUEUE or 8)",
-    )
+    for field, what in (("concurrency", "jobs at once"), ("queue", "jobs that may wait")):
+        # range and default from the settings class, so flag and variable cannot drift
+        low, high = field_int_range(SandboxSettings, field)
+        default = SandboxSettings.model_fields[field].default
+        serve.add_argument(
+            f"--{field}",
+            type=int_in(low, high),
+            default=None,
+            help=f"{what}, {low}-{high} (default: {ENV_PREFIX}{field.upper()} or {default})",
+        )
     serve.add_argument("--cache", type=Path, default=None, help="JSON file for curated results")
     serve.add_argument(
         "--prewarm", action="store_true", help="run every curated snippet at start-up"
