@@ -95,6 +95,7 @@ MARKED_SETS: Final = (
     MarkedSet("eval17/dev10.jsonl", "all", 500, held_out=False, min_opposite=1),
     MarkedSet("eval18/dev11.jsonl", "all", 500, held_out=False, min_opposite=4),
     MarkedSet("eval20/dev12.jsonl", "all", 500, held_out=False, min_opposite=1),
+    MarkedSet("eval21/dev13.jsonl", "all", 500, held_out=False, min_opposite=1),
 )
 """Every marked set, tuning and held-out."""
 
