@@ -83,7 +83,7 @@ _SUPERSCRIPT_DIGITS = str.maketrans(
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _MENTION = re.compile(r"<(?:@[!&]?|#)\d+>|<a?:\w+:\d+>|@(?:everyone|here)\b|https?://\S+")
-_FENCE = re.compile(r"```(?:[\w+\-]+[ \t]*(?=\n))?")
+_FENCE = re.compile(r"```(?:[\w+\-]+[ \t]*(?=\n|$))?")
 _STRUCK = re.compile(r"~~.+?~~", re.DOTALL)
 # Markers touching a word outside are not markup: ``x**2 + y**2`` is two powers.
 # The marker comes first (the regex engine skips ahead to it); the look-behind after it checks
