@@ -98,9 +98,13 @@ saved tensor" and "retain_graph freed RuntimeError" are lists. "require"/"requir
 came with round 9a's "model parameters already require grad" (marked partial on dev9 and
 dev10, graded a list); neither change lost a label."""
 
-COMPOUNDS: Final = frozenset({("in", "place"), ("out", "of")})
-"""Word pairs that ``in-place`` and ``out-of-place`` split into: their function word is
-part of a domain term, so "pow saved input version counter in-place" stays a list."""
+COMPOUNDS: Final = frozenset({("in", "place"), ("out", "of"), ("by", "run")})
+"""Word pairs that ``in-place``, ``out-of-place`` and ``define-by-run`` split into: their
+function word (and the verb ``run``) is part of a domain term, so "pow saved input version
+counter in-place" and "dynamic graph define by run eager" (four such answers to WHY3 in
+the tuning sets, graded partial) stay lists."""
+
+_COMPOUND_STARTS: Final = frozenset(first for first, _ in COMPOUNDS)
 
 GIST_MAX_TOKENS: Final = 10
 """A rubric ``gist`` counts only in an answer of at most 10 tokens (after the verdict). A
@@ -491,15 +495,20 @@ def is_keyword_stuffing(
     function_words = _LIST_FUNCTION_WORDS
     function = sum(1 for w in surf if w in function_words)
     limit = STUFFING_MAX_FUNCTION_SHARE * words
-    if function - surf.count("in") - surf.count("out") >= limit:
-        return False  # prose, even if every "in"/"out" began an in-place/out-of compound
+    if function - sum(surf.count(word) for word in _COMPOUND_STARTS) >= limit:
+        return False  # prose, even if every "in"/"out"/"by" began a compound
     compound = [
         i
         for i in range(len(surf) - 1)
         if (surf[i], surf[i + 1]) in COMPOUNDS and not stream.brk[start + i + 1]
     ]
-    if function - len(compound) >= limit or not PREDICATES.isdisjoint(stream.vocab):
+    if function - len(compound) >= limit:
         return False
+    if not PREDICATES.isdisjoint(stream.vocab):
+        # a verb states something, unless it ends a compound ("define by run")
+        ends = {i + 1 for i in compound}
+        if any(w in PREDICATES and i not in ends for i, w in enumerate(surf)):
+            return False
     if _states_a_value(surf, kinds, stream.brk[start:] if start else stream.brk):
         return False  # "tensor(27.), x.grad None", "[0.5, 0, 0.5] - max splits ...": values
     tokens = matched()

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from bot.content.loader import Bank
 from bot.content.models import Label
+from bot.grading import Grader, Response
 from bot.grading.normalize import normalize
 from bot.grading.scoring import (
     CORRECT_MIN,
@@ -312,3 +314,23 @@ def test_a_comma_list_of_terms_is_a_keyword_list_even_with_function_words(text: 
 def test_terse_clauses_separated_by_commas_are_not_a_term_list(text: str) -> None:
     stream = segment(normalize(text))
     assert not is_keyword_stuffing(stream, 0, set, domain_stems())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "dynamic graph define by run eager",
+        "dynamic graph define-by-run eager",
+        "dynamic graph, define by run, eager mode",
+    ],
+)
+def test_define_by_run_is_a_term_so_a_list_of_labels_earns_nothing(bank: Bank, text: str) -> None:
+    """Four examiners wrote such lists for WHY3 (why is the graph built during forward?);
+    "run" and "by" inside the term had made them prose, graded partial."""
+    result = Grader(bank).grade(Response(item_id="WHY3", text=text))
+    assert (result.label, result.concepts_hit) == (Label.INCORRECT, [])
+
+
+def test_define_by_run_inside_a_reason_is_still_credited(bank: Bank) -> None:
+    text = "define by run: the graph is built as the code runs, so ifs and loops just work"
+    assert Grader(bank).grade(Response(item_id="WHY3", text=text)).label is Label.CORRECT
