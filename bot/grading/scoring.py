@@ -452,7 +452,9 @@ def _term_list(stream: TokenStream, start: int) -> bool:
             size = 0
         size += 1
         word = surf[i]
-        if size > TERM_LIST_MAX_TERM_TOKENS or kind[i] not in (WORD, CODE):
+        if size > TERM_LIST_MAX_TERM_TOKENS or (
+            kind[i] not in (WORD, CODE) and not _dangling_equals(stream, i)
+        ):
             return False
         if kind[i] == WORD and (
             word in _CLAIM_WORDS
@@ -462,6 +464,17 @@ def _term_list(stream: TokenStream, start: int) -> bool:
         ):
             return False
     return terms >= TERM_LIST_MIN_TERMS
+
+
+def _dangling_equals(stream: TokenStream, i: int) -> bool:
+    """Whether token ``i`` is an ``=`` that assigns nothing: a keyword argument named in a
+    list ("scalar, gradient=, seed, sum, backward"), followed by a clause break or the end."""
+    return (
+        stream.surf[i] == "="
+        and i > 0
+        and stream.kind[i - 1] == WORD
+        and (i + 1 == len(stream) or stream.brk[i + 1])
+    )
 
 
 def is_keyword_stuffing(
@@ -483,8 +496,12 @@ def is_keyword_stuffing(
 
     words = len(stream) - start
     kinds = stream.kind[start:] if start else stream.kind
-    if words < STUFFING_MIN_WORDS or OP in kinds:
-        return False  # too short, or an operator: a statement ("x.grad = 8")
+    if words < STUFFING_MIN_WORDS:
+        return False  # too short
+    if OP in kinds and not all(
+        stream.kind[i] != OP or _dangling_equals(stream, i) for i in range(start, len(stream))
+    ):
+        return False  # an operator: a statement ("x.grad = 8")
     if words == STUFFING_MIN_WORDS and CODE not in kinds:
         return False  # three plain words may be one noun phrase ("dynamic control flow")
     surf = stream.surf[start:] if start else stream.surf

@@ -202,6 +202,7 @@ def test_a_gesture_keeps_a_complete_answer_partial() -> None:
         "relu derivative 0 subgradient convention",  # a number is not a statement
         "backward twice retain_graph error graph",  # "twice" is not grammar
         "inplace version counter sigmoid mul_ saved tensor",  # "saved": an adjective
+        "scalar, gradient=, seed, sum, backward",  # "gradient=" names an argument (dev3)
     ],
 )
 def test_keyword_lists_with_numbers_or_twice_are_lists(text: str) -> None:
@@ -227,6 +228,12 @@ def test_three_terms_with_code_are_a_keyword_list(text: str) -> None:
     ],
 )
 def test_three_plain_words_or_a_short_statement_are_not_a_keyword_list(text: str) -> None:
+    stream = segment(normalize(text))
+    assert not is_keyword_stuffing(stream, 0, set, domain_stems())
+
+
+@pytest.mark.parametrize("text", ["gradient= ones seed", "scalar, gradient=ones, seed, sum"])
+def test_an_assignment_is_a_statement_not_a_keyword_list(text: str) -> None:
     stream = segment(normalize(text))
     assert not is_keyword_stuffing(stream, 0, set, domain_stems())
 
