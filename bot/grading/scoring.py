@@ -58,8 +58,9 @@ PARTIAL_MIN: Final = 0.4
 _INCORRECT_MAX: Final = 0.39
 _PARTIAL_MAX: Final = 0.74
 
-_LIST_FUNCTION_WORDS: Final = FUNCTION_WORDS - {"twice"}
-"""Function words for the keyword-list test: "backward twice retain_graph error" is a list."""
+_LIST_FUNCTION_WORDS: Final = (FUNCTION_WORDS - {"twice"}) | {"per"}
+"""Function words for the keyword-list test: "backward twice retain_graph error" is a list;
+"one partial derivative per element" is a noun phrase that states something (dev12)."""
 
 STUFFING_MIN_WORDS: Final = 3
 STUFFING_MAX_FUNCTION_SHARE: Final = 0.1

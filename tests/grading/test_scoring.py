@@ -216,7 +216,13 @@ def test_three_terms_with_code_are_a_keyword_list(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["dynamic control flow", "hooks run during backward", "use torch.arange(4.0)"]
+    "text",
+    [
+        "dynamic control flow",
+        "hooks run during backward",
+        "use torch.arange(4.0)",
+        "one partial derivative per element",
+    ],
 )
 def test_three_plain_words_or_a_short_statement_are_not_a_keyword_list(text: str) -> None:
     stream = segment(normalize(text))
