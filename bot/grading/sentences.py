@@ -183,6 +183,9 @@ LINKING_WORDS: Final = frozenset({"and", "or", "but", "so"})
 a question (dev6 had it graded incorrect, its matches dropped as asked)."""
 
 WH_WORDS: Final = frozenset({"what", "which", "why", "how", "who", "where", "when", "whose"})
+FREE_RELATIVE_COPULAS: Final = frozenset({"is", "are", "was", "were", "thats"})
+"""A wh-word right after one of these opens a free relative, not a question: "the weights
+are what matter, not the images?" is a claim said unsure (uptalk)."""
 
 
 def _split_uptalk(stream: TokenStream, ends: list[int], breaks: list[int]) -> None:
@@ -204,7 +207,10 @@ def _split_uptalk(stream: TokenStream, ends: list[int], breaks: list[int]) -> No
             first += 1  # "..., and x.grad None i guess?": the clause after the link decides
         if first >= end or (stream.kind[first] == WORD and surf[first] in QUESTION_WORDS):
             continue
-        if not WH_WORDS.isdisjoint(surf[first:end]):
+        if any(
+            surf[i] in WH_WORDS and not (i > first and surf[i - 1] in FREE_RELATIVE_COPULAS)
+            for i in range(first, end)
+        ):
             continue
         stream.questions.discard(number)
         stream.uptalk.add(number)
