@@ -596,6 +596,11 @@ def content_words(stream: TokenStream, start: int = 0, code_parts: bool = False)
     return out
 
 
+PLACEHOLDERS: Final = frozenset({"something", "some", "somewhat", "stuff", "whatever"})
+"""Words that stand in for the value or mechanism asked for ("returns something and x.grad
+is something afterwards"): the restatement test reads them as saying nothing."""
+
+
 QUESTION_SUBJECT_PRONOUNS: Final = frozenset({"not", "it", "that", "this", "they"})
 """Words after an opening auxiliary that make it no plain question: "does not accumulate"
 is an elliptical statement, "is it because ..." a guess (:mod:`bot.grading.sentences`)."""
@@ -679,7 +684,9 @@ def restated(stream: TokenStream, start: int, prompt: PromptWords, credited: Ite
     content = misses = 0
     for i in range(start, len(surf)):
         word = surf[i]
-        if kind[i] == OP or (kind[i] == WORD and (len(word) < 2 or word in FUNCTION_WORDS)):
+        if kind[i] == OP or (
+            kind[i] == WORD and (len(word) < 2 or word in FUNCTION_WORDS or word in PLACEHOLDERS)
+        ):
             continue
         content += 1
         if word not in words and (kind[i] != WORD or stem(word) not in words):

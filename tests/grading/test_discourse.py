@@ -357,6 +357,35 @@ def test_the_prompt_asked_back_as_a_question_is_a_restatement(
     assert (result.label, result.restated) == (Label.INCORRECT, True)
 
 
+@pytest.mark.parametrize(
+    ("item_id", "text"),
+    [
+        (
+            "EC11",
+            "torch.func.grad(lambda t: t**3)(x) on a plain tensor returns something and x.grad"
+            " is something",
+        ),
+        (
+            "EC3",
+            "loss is constant with no graph so calling backward does something to the gradients",
+        ),
+    ],
+)
+def test_something_in_place_of_the_answer_is_a_restatement(
+    bank: Bank, item_id: str, text: str
+) -> None:
+    """dev10, dev13: the prompt restated with "something" where the value goes."""
+    result = Grader(bank).grade(Response(item_id=item_id, text=text))
+    assert (result.label, result.restated) == (Label.INCORRECT, True)
+
+
+def test_something_beside_a_stated_value_is_no_restatement(bank: Bank) -> None:
+    text = "torch.func.grad(lambda t: t**3)(x) returns something: tensor(27.), x.grad stays None"
+    result = Grader(bank).grade(Response(item_id="EC11", text=text))
+    assert not result.restated
+    assert result.label is not Label.INCORRECT
+
+
 def test_a_question_after_the_learners_own_claim_is_no_restatement(bank: Bank) -> None:
     result = Grader(bank).grade(
         Response(
