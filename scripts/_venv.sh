@@ -2,10 +2,15 @@
 # Knobs: PYTHON (the interpreter to build the venv from; default python3) and VENV (the venv
 # directory; default .venv). An existing venv is reused as it is, e.g. VENV=/path/to/venv.
 set -euo pipefail
+PYTHON_GIVEN="${PYTHON:-}"
 PYTHON="${PYTHON:-python3}"
 VENV="${VENV:-.venv}"
 if [ -x "$VENV/bin/python" ]; then
     CHECK="$VENV/bin/python"
+    # PYTHON only builds a new venv; say so rather than ignore it silently (fresh9).
+    if [ -n "$PYTHON_GIVEN" ]; then
+        echo "==> reusing $VENV ($("$CHECK" --version 2>&1)); PYTHON=$PYTHON_GIVEN is used only to create a venv: remove $VENV to rebuild it with PYTHON" >&2
+    fi
 else
     CHECK="$PYTHON"
     # A mistyped PYTHON otherwise ends in bash's own "line N: ...: No such file or directory".

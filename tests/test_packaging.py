@@ -131,3 +131,17 @@ def test_a_python_that_is_not_an_executable_is_named_in_one_line(tmp_path: Path)
     assert done.stderr.startswith("PYTHON=/nonexistent/python3 is not an executable: ")
     assert done.stderr.count("\n") == 1
     assert not (tmp_path / "v").exists()
+
+
+def test_a_python_given_beside_an_existing_venv_is_reported_not_silently_ignored(
+    tmp_path: Path,
+) -> None:
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    (venv / "bin" / "activate").write_text("")
+    env = {"PATH": "/usr/bin:/bin", "PYTHON": "/nonexistent/python3", "VENV": str(venv)}
+    done = _source_venv_script(env)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith(f"==> reusing {venv} (Python 3.")
+    assert "PYTHON=/nonexistent/python3 is used only to create a venv" in done.stderr

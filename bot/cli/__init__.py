@@ -75,12 +75,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Returns:
         The exit status: 0 on success, 1 when the command found problems, 2 on bad usage
-        (argparse prints the subcommand's usage: ``tutor play --bogus`` shows play's) or
+        (argparse prints the subcommand's usage: ``tutor play --bogus`` shows play's, and
+        ``tutor --bogus`` names the option rather than a missing command) or
         a ``.env`` that cannot be used (:func:`bot.settings.check_env_file`). A ``TUTOR_*``
         name in ``.env`` that no setting has is one warning line, never a stop
         (:func:`bot.settings.env_file_unknown_names`).
     """
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
+        # argparse reports the missing COMMAND first, which hides the real mistake (fresh9)
+        parser.error(f"unrecognized option {argv[0]}: options go after a command (tutor --help)")
     args, extra = parser.parse_known_args(argv)
     if extra:
         args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -34,7 +34,13 @@ from typing import Final
 
 from bot.grading.lexicon import stem
 from bot.grading.negation import FUNCTION_WORDS, ONLY_IF, said_of_another
-from bot.grading.sentences import TokenStream
+from bot.grading.sentences import (
+    INVERTED,
+    LINKING_WORDS,
+    QUESTION_OPENERS,
+    STATEMENT_WORDS,
+    TokenStream,
+)
 from bot.grading.tokens import CODE, NUM, OP, WORD
 
 HEDGE_PHRASES: Final[tuple[tuple[str, ...], ...]] = (
@@ -590,6 +596,58 @@ def content_words(stream: TokenStream, start: int = 0, code_parts: bool = False)
     return out
 
 
+PLACEHOLDERS: Final = frozenset({"something", "some", "somewhat", "stuff", "whatever"})
+"""Words that stand in for the value or mechanism asked for ("returns something and x.grad
+is something afterwards"): the restatement test reads them as saying nothing."""
+
+
+QUESTION_SUBJECT_PRONOUNS: Final = frozenset({"not", "it", "that", "this", "they"})
+"""Words after an opening auxiliary that make it no plain question: "does not accumulate"
+is an elliptical statement, "is it because ..." a guess (:mod:`bot.grading.sentences`)."""
+
+
+def ends_asking(stream: TokenStream, start: int) -> bool:
+    """Whether the reasoning's last clause asks a question, with or without its ``?``.
+
+    The last clause (from the last clause break or sentence start, after a linking
+    ``so``/``and``...) opens with what/why/how and an inverted auxiliary ("..., what is w
+    afterwards", "so what is x.grad") or with an auxiliary and a subject ("does backward
+    with no arguments work on a non-scalar tensor"; not ``do``, an imperative, nor a
+    pronoun or ``not``), and holds no statement word (``is``, ``because``...) before any
+    ``if``/``when``. Learners who restate the prompt as a question end with it; an answer
+    that asks and then answers ("None, why? because ...") does not.
+    """
+    surf, kind, brk, sent = stream.surf, stream.kind, stream.brk, stream.sent
+    n = len(surf)
+    if n - start < 3:
+        return False
+    first = start
+    for i in range(n - 1, start - 1, -1):
+        if sent[i] != sent[n - 1]:
+            first = i + 1
+            break
+        if brk[i]:
+            first = i
+            break
+    if kind[first] == WORD and surf[first] in LINKING_WORDS:
+        first += 1
+    if n - first < 3 or kind[first] != WORD:
+        return False
+    opener, second = surf[first], surf[first + 1]
+    if opener in QUESTION_OPENERS and second in INVERTED:
+        body = first + 2
+    elif opener in INVERTED and opener != "do" and second not in QUESTION_SUBJECT_PRONOUNS:
+        body = first + 1
+    else:
+        return False
+    for i in range(body, n):
+        if surf[i] in STATEMENT_WORDS:
+            return False
+        if surf[i] in ("if", "when", "unless"):
+            break
+    return True
+
+
 def restated(stream: TokenStream, start: int, prompt: PromptWords, credited: Iterable[str]) -> bool:
     """Whether the reasoning restates the prompt and credits nothing beyond it.
 
@@ -599,7 +657,10 @@ def restated(stream: TokenStream, start: int, prompt: PromptWords, credited: Ite
     mentions it), and every concept it credits is one the prompt itself credits, unless
     every content word is the prompt's: then nothing is the learner's own, whatever the
     words match ("w -= lr * w.grad after backward raises an error about a leaf Variable"
-    for a prompt that says just that; dev6 had three such answers graded partial).
+    for a prompt that says just that; dev6 had three such answers graded partial). An
+    answer that credits only the prompt's concepts and ends in a question
+    (:func:`ends_asking`) is one too, whatever its share (stop 15: 4 tuning labels fixed,
+    none lost).
 
     Args:
         stream: the segmented answer.
@@ -611,6 +672,8 @@ def restated(stream: TokenStream, start: int, prompt: PromptWords, credited: Ite
         True for a restatement: its credited concepts come from the prompt, not the learner.
     """
     own = not all(c in prompt.concepts for c in credited)
+    if not own and ends_asking(stream, start):
+        return True  # "d = w.detach() then d.mul_(0), what is w afterwards": asks, states nothing
     if prompt.values_answer and any(i >= start for i in stream.values):
         return False
     surf, kind = stream.surf, stream.kind
@@ -621,7 +684,9 @@ def restated(stream: TokenStream, start: int, prompt: PromptWords, credited: Ite
     content = misses = 0
     for i in range(start, len(surf)):
         word = surf[i]
-        if kind[i] == OP or (kind[i] == WORD and (len(word) < 2 or word in FUNCTION_WORDS)):
+        if kind[i] == OP or (
+            kind[i] == WORD and (len(word) < 2 or word in FUNCTION_WORDS or word in PLACEHOLDERS)
+        ):
             continue
         content += 1
         if word not in words and (kind[i] != WORD or stem(word) not in words):
@@ -641,6 +706,7 @@ __all__ = [
     "aside",
     "content_words",
     "dismissive",
+    "ends_asking",
     "hedged",
     "ignorance_only",
     "redirected",

@@ -70,6 +70,11 @@ PHRASE_CUES: Final[tuple[tuple[str, ...], ...]] = (
     ("none", "of"),
 )
 
+GERUND_CUES: Final = frozenset({"skips", "skipped", "skip"})
+"""Verbs that deny the gerund right after them ("backward skips adding into .grad" = does
+not add; "the loop skips freeing the graph"), and only a gerund: "backward skips tensors
+whose contribution is zero" names what is skipped (as a plain cue it lost that label)."""
+
 CLAUSAL_CUES: Final[tuple[tuple[str, ...], ...]] = (
     ("not", "true", "that"),
     ("not", "the", "case", "that"),
@@ -347,6 +352,7 @@ _TRIGGERS: Final = frozenset(
     | CONDITIONALS
     | HEDGES
     | {"without", "none", "null", "nah", "nope", "from"}
+    | GERUND_CUES
 )
 """Every word that can start a cue, a pseudo negation, a hedge or a condition: any other
 token is skipped with one set lookup."""
@@ -721,6 +727,16 @@ def scope(stream: TokenStream) -> Negation:
                 continue
             cue = _first(_PHRASE_PAIRS, pair, surf, sent, i)
         length = len(cue) if cue is not None else (1 if word in SINGLE_CUES else 0)
+        if (
+            not length
+            and word in GERUND_CUES
+            and i + 1 < n
+            and sent[i + 1] == sent[i]
+            and not stream.brk[i + 1]
+            and len(surf[i + 1]) > 5
+            and surf[i + 1].endswith("ing")
+        ):
+            length = 1
         if length:
             after = i + length
             for t in range(i, after):

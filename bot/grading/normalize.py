@@ -11,6 +11,9 @@ Steps, in order (each is a well-known convention, not an invention of ours):
 3. Discord mentions (``<@123>``, ``<#1>``, ``<@&2>``, ``@everyone``, ``@here``), custom
    emoji and URLs are removed: they are never graded and never echoed.
 4. Code fences and inline backticks are removed, keeping the code (one statement per line).
+   A word right after the opening fence is a language tag only when the line ends there
+   (CommonMark's info string, as Discord renders it): in ```` ```zero_grad()``` ```` and
+   ```` ```with torch.no_grad(): ...``` ```` it is code.
 5. Markdown emphasis (``**b**``, ``*i*``, ``_i_``, ``||spoiler||``) keeps its text;
    ``~~struck~~`` text is dropped (the learner retracted it); heading, quote and bullet
    markers at line starts go.
@@ -80,7 +83,7 @@ _SUPERSCRIPT_DIGITS = str.maketrans(
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _MENTION = re.compile(r"<(?:@[!&]?|#)\d+>|<a?:\w+:\d+>|@(?:everyone|here)\b|https?://\S+")
-_FENCE = re.compile(r"```[\w+\-]*")
+_FENCE = re.compile(r"```(?:[\w+\-]+[ \t]*(?=\n|$))?")
 _STRUCK = re.compile(r"~~.+?~~", re.DOTALL)
 # Markers touching a word outside are not markup: ``x**2 + y**2`` is two powers.
 # The marker comes first (the regex engine skips ahead to it); the look-behind after it checks

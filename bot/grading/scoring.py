@@ -58,8 +58,9 @@ PARTIAL_MIN: Final = 0.4
 _INCORRECT_MAX: Final = 0.39
 _PARTIAL_MAX: Final = 0.74
 
-_LIST_FUNCTION_WORDS: Final = FUNCTION_WORDS - {"twice"}
-"""Function words for the keyword-list test: "backward twice retain_graph error" is a list."""
+_LIST_FUNCTION_WORDS: Final = (FUNCTION_WORDS - {"twice"}) | {"per"}
+"""Function words for the keyword-list test: "backward twice retain_graph error" is a list;
+"one partial derivative per element" is a noun phrase that states something (dev12)."""
 
 STUFFING_MIN_WORDS: Final = 3
 STUFFING_MAX_FUNCTION_SHARE: Final = 0.1
@@ -97,9 +98,13 @@ saved tensor" and "retain_graph freed RuntimeError" are lists. "require"/"requir
 came with round 9a's "model parameters already require grad" (marked partial on dev9 and
 dev10, graded a list); neither change lost a label."""
 
-COMPOUNDS: Final = frozenset({("in", "place"), ("out", "of")})
-"""Word pairs that ``in-place`` and ``out-of-place`` split into: their function word is
-part of a domain term, so "pow saved input version counter in-place" stays a list."""
+COMPOUNDS: Final = frozenset({("in", "place"), ("out", "of"), ("by", "run")})
+"""Word pairs that ``in-place``, ``out-of-place`` and ``define-by-run`` split into: their
+function word (and the verb ``run``) is part of a domain term, so "pow saved input version
+counter in-place" and "dynamic graph define by run eager" (four such answers to WHY3 in
+the tuning sets, graded partial) stay lists."""
+
+_COMPOUND_STARTS: Final = frozenset(first for first, _ in COMPOUNDS)
 
 GIST_MAX_TOKENS: Final = 10
 """A rubric ``gist`` counts only in an answer of at most 10 tokens (after the verdict). A
@@ -447,7 +452,9 @@ def _term_list(stream: TokenStream, start: int) -> bool:
             size = 0
         size += 1
         word = surf[i]
-        if size > TERM_LIST_MAX_TERM_TOKENS or kind[i] not in (WORD, CODE):
+        if size > TERM_LIST_MAX_TERM_TOKENS or (
+            kind[i] not in (WORD, CODE) and not _dangling_equals(stream, i)
+        ):
             return False
         if kind[i] == WORD and (
             word in _CLAIM_WORDS
@@ -457,6 +464,17 @@ def _term_list(stream: TokenStream, start: int) -> bool:
         ):
             return False
     return terms >= TERM_LIST_MIN_TERMS
+
+
+def _dangling_equals(stream: TokenStream, i: int) -> bool:
+    """Whether token ``i`` is an ``=`` that assigns nothing: a keyword argument named in a
+    list ("scalar, gradient=, seed, sum, backward"), followed by a clause break or the end."""
+    return (
+        stream.surf[i] == "="
+        and i > 0
+        and stream.kind[i - 1] == WORD
+        and (i + 1 == len(stream) or stream.brk[i + 1])
+    )
 
 
 def is_keyword_stuffing(
@@ -478,8 +496,12 @@ def is_keyword_stuffing(
 
     words = len(stream) - start
     kinds = stream.kind[start:] if start else stream.kind
-    if words < STUFFING_MIN_WORDS or OP in kinds:
-        return False  # too short, or an operator: a statement ("x.grad = 8")
+    if words < STUFFING_MIN_WORDS:
+        return False  # too short
+    if OP in kinds and not all(
+        stream.kind[i] != OP or _dangling_equals(stream, i) for i in range(start, len(stream))
+    ):
+        return False  # an operator: a statement ("x.grad = 8")
     if words == STUFFING_MIN_WORDS and CODE not in kinds:
         return False  # three plain words may be one noun phrase ("dynamic control flow")
     surf = stream.surf[start:] if start else stream.surf
@@ -490,15 +512,20 @@ def is_keyword_stuffing(
     function_words = _LIST_FUNCTION_WORDS
     function = sum(1 for w in surf if w in function_words)
     limit = STUFFING_MAX_FUNCTION_SHARE * words
-    if function - surf.count("in") - surf.count("out") >= limit:
-        return False  # prose, even if every "in"/"out" began an in-place/out-of compound
+    if function - sum(surf.count(word) for word in _COMPOUND_STARTS) >= limit:
+        return False  # prose, even if every "in"/"out"/"by" began a compound
     compound = [
         i
         for i in range(len(surf) - 1)
         if (surf[i], surf[i + 1]) in COMPOUNDS and not stream.brk[start + i + 1]
     ]
-    if function - len(compound) >= limit or not PREDICATES.isdisjoint(stream.vocab):
+    if function - len(compound) >= limit:
         return False
+    if not PREDICATES.isdisjoint(stream.vocab):
+        # a verb states something, unless it ends a compound ("define by run")
+        ends = {i + 1 for i in compound}
+        if any(w in PREDICATES and i not in ends for i, w in enumerate(surf)):
+            return False
     if _states_a_value(surf, kinds, stream.brk[start:] if start else stream.brk):
         return False  # "tensor(27.), x.grad None", "[0.5, 0, 0.5] - max splits ...": values
     tokens = matched()

@@ -183,6 +183,9 @@ LINKING_WORDS: Final = frozenset({"and", "or", "but", "so"})
 a question (dev6 had it graded incorrect, its matches dropped as asked)."""
 
 WH_WORDS: Final = frozenset({"what", "which", "why", "how", "who", "where", "when", "whose"})
+FREE_RELATIVE_COPULAS: Final = frozenset({"is", "are", "was", "were", "thats"})
+"""A wh-word right after one of these opens a free relative, not a question: "the weights
+are what matter, not the images?" is a claim said unsure (uptalk)."""
 
 
 def _split_uptalk(stream: TokenStream, ends: list[int], breaks: list[int]) -> None:
@@ -204,7 +207,10 @@ def _split_uptalk(stream: TokenStream, ends: list[int], breaks: list[int]) -> No
             first += 1  # "..., and x.grad None i guess?": the clause after the link decides
         if first >= end or (stream.kind[first] == WORD and surf[first] in QUESTION_WORDS):
             continue
-        if not WH_WORDS.isdisjoint(surf[first:end]):
+        if any(
+            surf[i] in WH_WORDS and not (i > first and surf[i - 1] in FREE_RELATIVE_COPULAS)
+            for i in range(first, end)
+        ):
             continue
         stream.questions.discard(number)
         stream.uptalk.add(number)
@@ -221,13 +227,16 @@ def _statements(stream: TokenStream, ends: list[int], shortest: int) -> list[tup
     ]
 
 
-_UNMARKED_OPENERS: Final = frozenset({"what", "why", "how"})
-_INVERTED: Final = frozenset(
+QUESTION_OPENERS: Final = frozenset({"what", "why", "how"})
+"""Wh-words that open a question without its ``?`` when an inverted auxiliary follows."""
+INVERTED: Final = frozenset(
     {"is", "are", "was", "were", "does", "do", "did", "can", "could", "would", "will", "should"}
 )
-_STATEMENT_WORDS: Final = frozenset(
+STATEMENT_WORDS: Final = frozenset(
     {"is", "are", "was", "were", "because", "cause", "cuz", "since", "so", "thats", "that's"}
 )
+"""Words that make a wh- or inverted opening a statement ("what happens is ...", "why?
+because ..."); :data:`INVERTED` are the auxiliaries a question opens with."""
 
 
 def _unmarked_questions(stream: TokenStream, ends: list[int], breaks: list[int]) -> None:
@@ -243,14 +252,14 @@ def _unmarked_questions(stream: TokenStream, ends: list[int], breaks: list[int])
     """
     surf, kind = stream.surf, stream.kind
     for number, begin, end in _statements(stream, ends, 4):
-        if kind[begin] != WORD or surf[begin] not in _UNMARKED_OPENERS:
+        if kind[begin] != WORD or surf[begin] not in QUESTION_OPENERS:
             continue
-        if surf[begin + 1] not in _INVERTED:
+        if surf[begin + 1] not in INVERTED:
             continue
         if any(begin < b < end for b in breaks):
             continue
         for i in range(begin + 2, end):
-            if surf[i] in _STATEMENT_WORDS:
+            if surf[i] in STATEMENT_WORDS:
                 break
             if surf[i] in ("if", "when", "unless"):  # "...if backward was never called"
                 stream.questions.add(number)
@@ -279,7 +288,7 @@ def negative_question(stream: TokenStream, begin: int) -> bool:
     surf, kind, n = stream.surf, stream.kind, len(stream.surf)
     return (
         begin + 2 < n
-        and surf[begin] in _INVERTED
+        and surf[begin] in INVERTED
         and surf[begin + 1] == "not"
         and stream.sent[begin + 2] == stream.sent[begin]
         and (surf[begin + 2] in _SUBJECT_STARTS or kind[begin + 2] == CODE)
@@ -309,7 +318,7 @@ def _unmarked_guesses(stream: TokenStream, ends: list[int]) -> None:
     for number, begin, _end in _statements(stream, ends, 3):
         if (
             kind[begin] == WORD
-            and surf[begin] in _INVERTED
+            and surf[begin] in INVERTED
             and surf[begin] != "do"  # "do it under no_grad" is an imperative
             and surf[begin + 1] in _GUESS_SUBJECTS
         ):
@@ -430,7 +439,7 @@ def segment(text: str) -> TokenStream:
     stream.vocab = frozenset(surf)
     if questions:
         _split_uptalk(stream, ends, breaks)
-    if not _UNMARKED_OPENERS.isdisjoint(stream.vocab):
+    if not QUESTION_OPENERS.isdisjoint(stream.vocab):
         _unmarked_questions(stream, ends, breaks)
     if "not" in stream.vocab:
         _negative_questions(stream, ends)

@@ -94,6 +94,7 @@ MARKED_SETS: Final = (
     MarkedSet("eval16/test8.jsonl", "all", 500, held_out=True, min_opposite=1),
     MarkedSet("eval17/dev10.jsonl", "all", 500, held_out=False, min_opposite=1),
     MarkedSet("eval18/dev11.jsonl", "all", 500, held_out=False, min_opposite=4),
+    MarkedSet("eval19/test9.jsonl", "all", 500, held_out=True, min_opposite=1),
     MarkedSet("eval20/dev12.jsonl", "all", 500, held_out=False, min_opposite=1),
     MarkedSet("eval21/dev13.jsonl", "all", 500, held_out=False, min_opposite=1),
 )

@@ -7,7 +7,7 @@ import pytest
 from bot.content.loader import Bank, parse_pack
 from bot.content.models import Item, Label
 from bot.grading import Grader, GradeResult, Response
-from bot.grading.discourse import hedged, ignorance_only
+from bot.grading.discourse import ends_asking, hedged, ignorance_only
 from bot.grading.normalize import normalize
 from bot.grading.sentences import segment
 from tests.grading.conftest import grade
@@ -316,6 +316,80 @@ def test_one_word_of_the_learners_own_keeps_a_new_concept_credited(bank: Bank) -
         Response(
             item_id="SE9",
             text="w -= lr * w.grad is in-place on a leaf; wrap the update in torch.no_grad()",
+        )
+    )
+    assert not result.restated
+    assert result.label is not Label.INCORRECT
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("d = w.detach() then d.mul_(0), what is w afterwards", True),
+        ("x requires grad and backward has never been called, so what is x.grad", True),
+        ("does backward with no arguments work on a non-scalar tensor", True),
+        ("is x.grad None after that?", True),
+        ("None, why? because backward never ran", False),  # asks, then answers
+        ("what happens is the grads add up", False),  # a statement
+        ("does not accumulate, it overwrites", False),  # elliptical denial
+        ("do it under no_grad", False),  # an imperative
+        ("is it because grads accumulate", False),  # a guess
+        ("it's 8, what is left is the old grad", False),
+    ],
+)
+def test_ends_asking_finds_a_last_clause_that_is_a_question(text: str, asks: bool) -> None:
+    assert ends_asking(segment(normalize(text)), 0) is asks
+
+
+@pytest.mark.parametrize(
+    ("item_id", "text"),
+    [
+        ("EC13", "d = w.detach() then d.mul_(0), what is w afterwards"),
+        ("EC1", "x requires grad and backward has never been called, so what is x.grad"),
+        ("TF2", "does backward with no arguments work on a non-scalar tensor"),
+    ],
+)
+def test_the_prompt_asked_back_as_a_question_is_a_restatement(
+    bank: Bank, item_id: str, text: str
+) -> None:
+    """dev9, dev10, dev12: the prompt asked back was graded partial, on the prompt's words."""
+    result = Grader(bank).grade(Response(item_id=item_id, text=text))
+    assert (result.label, result.restated) == (Label.INCORRECT, True)
+
+
+@pytest.mark.parametrize(
+    ("item_id", "text"),
+    [
+        (
+            "EC11",
+            "torch.func.grad(lambda t: t**3)(x) on a plain tensor returns something and x.grad"
+            " is something",
+        ),
+        (
+            "EC3",
+            "loss is constant with no graph so calling backward does something to the gradients",
+        ),
+    ],
+)
+def test_something_in_place_of_the_answer_is_a_restatement(
+    bank: Bank, item_id: str, text: str
+) -> None:
+    """dev10, dev13: the prompt restated with "something" where the value goes."""
+    result = Grader(bank).grade(Response(item_id=item_id, text=text))
+    assert (result.label, result.restated) == (Label.INCORRECT, True)
+
+
+def test_something_beside_a_stated_value_is_no_restatement(bank: Bank) -> None:
+    text = "torch.func.grad(lambda t: t**3)(x) returns something: tensor(27.), x.grad stays None"
+    result = Grader(bank).grade(Response(item_id="EC11", text=text))
+    assert not result.restated
+    assert result.label is not Label.INCORRECT
+
+
+def test_a_question_after_the_learners_own_claim_is_no_restatement(bank: Bank) -> None:
+    result = Grader(bank).grade(
+        Response(
+            item_id="EC13", text="w is zeroed too, detach shares its storage. so what is d then"
         )
     )
     assert not result.restated

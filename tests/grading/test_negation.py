@@ -100,6 +100,16 @@ def test_non_negates_the_next_word() -> None:
     )
 
 
+def test_skips_denies_the_gerund_after_it() -> None:
+    """fresh9/fresh10: "backward skips adding into .grad" was praised "✓ .grad accumulates"."""
+    assert {"adding", ".grad"} <= negated_words("backward skips adding into .grad")
+    assert "freeing" in negated_words("the loop skips freeing the graph")
+
+
+def test_skips_before_a_noun_negates_nothing() -> None:
+    assert not negated_words("backward skips tensors whose contribution is zero")
+
+
 def test_a_cue_whose_verb_is_left_out_negates_nothing_after_and() -> None:
     words = negated_words(
         "detach raises on a changed saved tensor, .data doesn't and silently gives wrong grads"

@@ -77,6 +77,21 @@ def test_code_fences_keep_the_code_one_statement_per_line() -> None:
     assert normalize(text).count("\n") >= 2
 
 
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("you need ```zero_grad()``` first", ["you", "need", "zero_grad()", "first"]),
+        ("```with torch.no_grad():\n    w -= 1```", ["with", "torch.no_grad():", "w", "-=", "1"]),
+        ("```py  \nx.grad\n```", ["x.grad"]),
+    ],
+)
+def test_a_fence_word_is_a_language_tag_only_on_a_line_of_its_own(
+    text: str, words: list[str]
+) -> None:
+    """Discord renders ```zero_grad()``` as code: the word after the fence is not a tag."""
+    assert normalize(text).split() == words
+
+
 def test_inline_backticks_are_dropped() -> None:
     assert normalize("call `zero_grad()` first") == "call zero_grad() first"
 

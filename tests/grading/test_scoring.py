@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from bot.content.loader import Bank
 from bot.content.models import Label
+from bot.grading import Grader, Response
 from bot.grading.normalize import normalize
 from bot.grading.scoring import (
     CORRECT_MIN,
@@ -200,6 +202,7 @@ def test_a_gesture_keeps_a_complete_answer_partial() -> None:
         "relu derivative 0 subgradient convention",  # a number is not a statement
         "backward twice retain_graph error graph",  # "twice" is not grammar
         "inplace version counter sigmoid mul_ saved tensor",  # "saved": an adjective
+        "scalar, gradient=, seed, sum, backward",  # "gradient=" names an argument (dev3)
     ],
 )
 def test_keyword_lists_with_numbers_or_twice_are_lists(text: str) -> None:
@@ -216,9 +219,21 @@ def test_three_terms_with_code_are_a_keyword_list(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["dynamic control flow", "hooks run during backward", "use torch.arange(4.0)"]
+    "text",
+    [
+        "dynamic control flow",
+        "hooks run during backward",
+        "use torch.arange(4.0)",
+        "one partial derivative per element",
+    ],
 )
 def test_three_plain_words_or_a_short_statement_are_not_a_keyword_list(text: str) -> None:
+    stream = segment(normalize(text))
+    assert not is_keyword_stuffing(stream, 0, set, domain_stems())
+
+
+@pytest.mark.parametrize("text", ["gradient= ones seed", "scalar, gradient=ones, seed, sum"])
+def test_an_assignment_is_a_statement_not_a_keyword_list(text: str) -> None:
     stream = segment(normalize(text))
     assert not is_keyword_stuffing(stream, 0, set, domain_stems())
 
@@ -306,3 +321,23 @@ def test_a_comma_list_of_terms_is_a_keyword_list_even_with_function_words(text: 
 def test_terse_clauses_separated_by_commas_are_not_a_term_list(text: str) -> None:
     stream = segment(normalize(text))
     assert not is_keyword_stuffing(stream, 0, set, domain_stems())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "dynamic graph define by run eager",
+        "dynamic graph define-by-run eager",
+        "dynamic graph, define by run, eager mode",
+    ],
+)
+def test_define_by_run_is_a_term_so_a_list_of_labels_earns_nothing(bank: Bank, text: str) -> None:
+    """Four examiners wrote such lists for WHY3 (why is the graph built during forward?);
+    "run" and "by" inside the term had made them prose, graded partial."""
+    result = Grader(bank).grade(Response(item_id="WHY3", text=text))
+    assert (result.label, result.concepts_hit) == (Label.INCORRECT, [])
+
+
+def test_define_by_run_inside_a_reason_is_still_credited(bank: Bank) -> None:
+    text = "define by run: the graph is built as the code runs, so ifs and loops just work"
+    assert Grader(bank).grade(Response(item_id="WHY3", text=text)).label is Label.CORRECT

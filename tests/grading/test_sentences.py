@@ -88,6 +88,7 @@ def test_precomputed_chunk_plans_segment_exactly_like_the_general_path(chunks: l
         "Does it overwrite? No, it adds.",
         "want a copy? use clone",
         "vector -> which weights?",
+        "the weights are fine, but what about the images?",
         "grads add up, and does that matter?",
         "so what?",
         "and?",
@@ -106,6 +107,7 @@ def test_a_sentence_that_asks_is_a_question(text: str) -> None:
         "detach isn't a copy??",
         "27 probably, and x.grad None i guess?",
         "it sums, but only for leaves?",
+        "i think the weights are what matter not the images?",  # a free relative (dev13)
     ],
 )
 def test_a_statement_ending_in_a_question_mark_is_uptalk(text: str) -> None:
