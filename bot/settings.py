@@ -183,8 +183,29 @@ def error_text(error: Mapping[str, Any]) -> str:
     return str(error["msg"]).removeprefix("Value error, ")
 
 
+def blocking_file(path: Path) -> Path | None:
+    """The file that stands where a directory of ``path`` should be, if any.
+
+    ``/etc/passwd/x`` cannot be created because ``/etc/passwd`` is a file, not because it
+    is missing (the OS says ``Not a directory``, ENOTDIR).
+
+    Args:
+        path: the file to be written.
+
+    Returns:
+        The nearest existing ancestor of ``path`` when it is not a directory (a regular
+        file, a device, a symbolic link to one), else None (every existing ancestor is a
+        directory; some may be missing).
+    """
+    for ancestor in path.parents:
+        if ancestor.exists():
+            return None if ancestor.is_dir() else ancestor
+    return None
+
+
 def missing_directory(path: Path, purpose: str = "") -> str | None:
-    """Why ``path`` cannot be created: its directory does not exist (and none is made).
+    """Why ``path`` cannot be created: its directory does not exist, or a file stands where
+    one of its directories should be (and no directory is made).
 
     Every path a ``tutor`` command writes (``content schema --output``, ``--unix``,
     ``--graph-png``, ``TUTOR_SANDBOX_CACHE_PATH``) refuses a missing directory rather than
@@ -196,11 +217,16 @@ def missing_directory(path: Path, purpose: str = "") -> str | None:
 
     Returns:
         ``the directory '/x' does not exist: create it or fix the path (no directory is
-        created for the socket)``, or None when the directory exists.
+        created for the socket)``; ``'/etc/passwd' is not a directory: fix the path
+        (nothing is created for the socket)`` (:func:`blocking_file`); or None when the
+        directory exists.
     """
     if path.parent.is_dir():
         return None
     for_what = f" for {purpose}" if purpose else ""
+    if (file := blocking_file(path)) is not None:
+        # fresh10 #9: '/etc/passwd/x' was "the directory '/etc/passwd' does not exist".
+        return f"{str(file)!r} is not a directory: fix the path (nothing is created{for_what})"
     return (
         f"the directory {str(path.parent)!r} does not exist: create it or fix the path "
         f"(no directory is created{for_what})"
@@ -291,6 +317,8 @@ class TutorSettings(BaseSettings):
             )
         if value == DEFAULT_DATABASE_PATH or str(value) == ":memory:" or value.parent.is_dir():
             return value
+        if blocking_file(value) is not None:
+            raise ValueError(missing_directory(value, "the progress database"))
         raise ValueError(
             f"the directory {str(value.parent)!r} does not exist: create it or fix the path "
             f"(only the default {DEFAULT_DATABASE_PATH.parent}/ is created, so a mistyped "

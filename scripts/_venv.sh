@@ -1,15 +1,22 @@
 # Sourced by scripts/play and scripts/test: make a venv with Python >= 3.11 and activate it.
 # Knobs: PYTHON (the interpreter to build the venv from; default python3) and VENV (the venv
-# directory; default .venv). An existing venv is reused as it is, e.g. VENV=/path/to/venv.
+# directory; default .venv; its parent directory must exist: none is made). An existing venv
+# is reused as it is, e.g. VENV=/path/to/venv.
 set -euo pipefail
 PYTHON_GIVEN="${PYTHON:-}"
 PYTHON="${PYTHON:-python3}"
 VENV="${VENV:-.venv}"
+# version_of PROGRAM: the first line of `PROGRAM --version` (at most 120 characters), or
+# nothing. A program that is not Python prints its whole --version text there (GNU false:
+# 7 lines of licence, fresh10 #6); only its first line names it.
+version_of() {
+    { "$1" --version 2>&1 || true; } | head -n 1 | cut -c 1-120
+}
 if [ -x "$VENV/bin/python" ]; then
     CHECK="$VENV/bin/python"
     # PYTHON only builds a new venv; say so rather than ignore it silently (fresh9).
     if [ -n "$PYTHON_GIVEN" ]; then
-        echo "==> reusing $VENV ($("$CHECK" --version 2>&1)); PYTHON=$PYTHON_GIVEN is used only to create a venv: remove $VENV to rebuild it with PYTHON" >&2
+        echo "==> reusing $VENV ($(version_of "$CHECK")); PYTHON=$PYTHON_GIVEN is used only to create a venv: remove $VENV to rebuild it with PYTHON" >&2
     fi
 else
     CHECK="$PYTHON"
@@ -18,9 +25,22 @@ else
         echo "PYTHON=$PYTHON is not an executable: set PYTHON to a Python >= 3.11 interpreter (e.g. PYTHON=/usr/bin/python3.11), or unset it to use python3." >&2
         exit 1
     fi
+    # python -m venv makes missing parents (os.makedirs): VENV=/nonexistent/dir/venv made
+    # /nonexistent/dir and put 1.2 GB there (fresh10 #5). Refused like every other path.
+    VENV_PARENT="$(dirname -- "$VENV")"
+    if [ ! -d "$VENV_PARENT" ]; then
+        if [ -e "$VENV_PARENT" ]; then
+            echo "VENV=$VENV: '$VENV_PARENT' is not a directory: fix VENV (nothing is created)." >&2
+        else
+            echo "VENV=$VENV: the directory '$VENV_PARENT' does not exist: create it or fix VENV (no directory is created)." >&2
+        fi
+        exit 1
+    fi
 fi
 if ! "$CHECK" -c 'import sys; raise SystemExit(sys.version_info < (3, 11))'; then
-    echo "autograd-tutor needs Python >= 3.11; $CHECK is $("$CHECK" --version 2>&1)." >&2
+    VERSION="$(version_of "$CHECK")"
+    if [ -n "$VERSION" ]; then VERSION="is $VERSION"; else VERSION="printed no version"; fi
+    echo "autograd-tutor needs Python >= 3.11; $CHECK $VERSION." >&2
     echo "Set PYTHON=/path/to/python3.11 (and remove $VENV if it was made with another) and run again." >&2
     exit 1
 fi

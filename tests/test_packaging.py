@@ -145,3 +145,68 @@ def test_a_python_given_beside_an_existing_venv_is_reported_not_silently_ignored
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith(f"==> reusing {venv} (Python 3.")
     assert "PYTHON=/nonexistent/python3 is used only to create a venv" in done.stderr
+
+
+def _stub_python(path: Path, version_text: str) -> Path:
+    """An executable that fails the Python check (-c), prints ``version_text`` for
+    --version, and would make a venv (``mkdir -p``) if asked to."""
+    path.write_text(
+        "#!/usr/bin/env bash\n"
+        '[ "$1" = -c ] && exit 1\n'
+        f"[ \"$1\" = --version ] && {{ printf '%s' '{version_text}'; exit 1; }}\n"
+        'mkdir -p "$3/bin"; : > "$3/bin/activate"\n'
+    )
+    path.chmod(0o755)
+    return path
+
+
+def test_a_venv_in_a_missing_directory_is_refused_in_one_line_and_nothing_is_created(
+    tmp_path: Path,
+) -> None:
+    # fresh10 #5: python -m venv made /nonexistent/dir and installed 1.2 GB there.
+    stub = tmp_path / "python3"
+    stub.write_text('#!/usr/bin/env bash\n[ "$1" = -c ] && exit 0\nmkdir -p "$3/bin"\n')
+    stub.chmod(0o755)
+    venv = tmp_path / "nonexistent" / "dir" / "venv"
+    env = {"PATH": "/usr/bin:/bin", "PYTHON": str(stub), "VENV": str(venv)}
+    done = _source_venv_script(env)
+    assert done.returncode == 1
+    assert done.stderr == (
+        f"VENV={venv}: the directory '{venv.parent}' does not exist: create it or fix VENV "
+        "(no directory is created).\n"
+    )
+    assert not (tmp_path / "nonexistent").exists()
+
+
+def test_a_venv_under_a_file_is_refused_as_not_a_directory(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("")
+    venv = tmp_path / "afile" / "venv"
+    env = {"PATH": "/usr/bin:/bin", "PYTHON": sys.executable, "VENV": str(venv)}
+    done = _source_venv_script(env)
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"VENV={venv}: '{tmp_path / 'afile'}' is not a directory")
+
+
+def test_a_program_that_is_not_python_is_named_by_the_first_line_of_its_version(
+    tmp_path: Path,
+) -> None:
+    # fresh10 #6: PYTHON=/usr/bin/false pasted all 7 lines of GNU false's --version.
+    stub = _stub_python(tmp_path / "false", "false (GNU coreutils) 9.1\nCopyright\nLicense\n")
+    env = {"PATH": "/usr/bin:/bin", "PYTHON": str(stub), "VENV": str(tmp_path / "v")}
+    done = _source_venv_script(env)
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[0] == (
+        f"autograd-tutor needs Python >= 3.11; {stub} is false (GNU coreutils) 9.1."
+    )
+    assert "Copyright" not in done.stderr
+    assert not (tmp_path / "v").exists()
+
+
+def test_a_program_that_prints_no_version_is_said_to_print_none(tmp_path: Path) -> None:
+    stub = _stub_python(tmp_path / "silent", "")
+    env = {"PATH": "/usr/bin:/bin", "PYTHON": str(stub), "VENV": str(tmp_path / "v")}
+    done = _source_venv_script(env)
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[0] == (
+        f"autograd-tutor needs Python >= 3.11; {stub} printed no version."
+    )

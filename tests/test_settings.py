@@ -112,6 +112,16 @@ def test_a_database_path_in_a_missing_directory_is_refused(
     assert not (tmp_path / "typo").exists()
 
 
+def test_a_database_path_under_a_file_is_refused_as_not_a_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "afile").write_text("")
+    monkeypatch.setenv("TUTOR_DATABASE_PATH", str(tmp_path / "afile" / "tutor.db"))
+    with pytest.raises(ValidationError) as refused:
+        _settings()
+    assert "afile' is not a directory" in str(refused.value)
+
+
 def test_the_default_database_path_is_accepted_before_data_exists(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

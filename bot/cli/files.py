@@ -25,8 +25,8 @@ def new_file_problem(path: Path) -> str | None:
 
     Returns:
         One clause for the caller to prefix with the flag and path (``is a directory: ...``,
-        ``the directory '/x' does not exist: ...``), or None when its directory exists and
-        the path itself is not a directory.
+        ``the directory '/x' does not exist: ...``, ``'/etc/passwd' is not a directory:
+        ...``), or None when its directory exists and the path itself is not a directory.
     """
     if path.is_dir():
         return "is a directory: name the file to write"

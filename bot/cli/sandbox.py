@@ -113,7 +113,9 @@ def register(sub: Any) -> None:
         help="run one snippet file and print its result",
         epilog="exit status: 0 ran to its end with exit code 0; "
         + "; ".join(f"{code} {how}" for how, code in RUN_EXIT_STATUS.items() if code)
-        + "; 1 the sandbox failed; 2 the input or a setting was refused",
+        + "; 1 the sandbox failed, or the --graph-png picture could not be drawn after the "
+        "run; 2 the input (the file, the --graph-png path) or a setting was refused, before "
+        "anything ran. TUTOR_SANDBOX_CACHE_PATH is not read: one run keeps no cache.",
     )
     run.add_argument("file", type=Path, help="the snippet (Python source)")
     run.add_argument("--json", action="store_true", help="print the RunResult as JSON")
@@ -142,24 +144,27 @@ RUN_EXIT_STATUS: dict[str, int] = {
     "printed more than the output cap": 7,
     "killed by a signal": 8,
     "hit the process limit": 9,
+    "wrote a file past the file-size limit": 10,
 }
 """``tutor sandbox run``'s exit status for each way a snippet can end (1 and 2 are the
-command's own failures: the sandbox failed, or the input or a setting was refused)."""
+command's own failures: the sandbox failed, or the input or a setting was refused). Each
+limit has its own status: a file-size stop was 8, "killed by a signal" (it is SIGXFSZ's
+stop), which a script cannot tell from a crash (fresh10 #8)."""
 
 
 def run_exit_status(result: Any) -> int:
     """The exit status of ``tutor sandbox run`` for a snippet's :class:`RunResult`.
 
     The cause is picked in the order of :func:`sandbox.protocol.describe_outcome` (wall
-    time, memory, CPU time, output cap, signal), then the process limit, then the
-    snippet's own exit code; see :data:`RUN_EXIT_STATUS`.
+    time, memory, CPU time, output cap, file size, signal), then the process limit, then
+    the snippet's own exit code; see :data:`RUN_EXIT_STATUS`.
 
     Args:
         result: the :class:`~sandbox.protocol.RunResult`.
 
     Returns:
         0 when the snippet ran to its end with exit code 0; 1 when the worker could not run
-        it (``result.error``); else the status of its cause (3-9).
+        it (``result.error``); else the status of its cause (3-10).
     """
     if result.error:
         return 1
@@ -168,6 +173,8 @@ def run_exit_status(result: Any) -> int:
         (result.memory_exceeded, "ran out of memory"),
         (result.cpu_exceeded, "used up its CPU time"),
         (result.output_truncated, "printed more than the output cap"),
+        # before the signal: a file-size stop is reported as SIGXFSZ too
+        (result.file_limit_mib is not None, "wrote a file past the file-size limit"),
         (result.signal is not None, "killed by a signal"),
         (result.pids_exceeded, "hit the process limit"),
         (result.exit_code != 0, "exited non-zero"),
@@ -189,8 +196,14 @@ FLAGS = {
 """The flags that stand for a ``TUTOR_SANDBOX_*`` variable, by settings field."""
 
 
-def _settings(args: argparse.Namespace) -> Any:
+def _settings(args: argparse.Namespace, *, cache: bool = True) -> Any:
     """The worker's settings: the environment with the flags on top.
+
+    Args:
+        args: the parsed command line.
+        cache: False for a command that keeps no result cache (``sandbox run``): the
+            cache path (``TUTOR_SANDBOX_CACHE_PATH``) is then neither read nor checked, so
+            a bad one cannot stop it (fresh10 #9: it exited 2 over a cache it never uses).
 
     Raises:
         SandboxSettingsError: a bad value (each problem names its variable or flag).
@@ -202,7 +215,9 @@ def _settings(args: argparse.Namespace) -> Any:
         value = getattr(args, name, None)
         if value is not None:
             overrides[name] = value
-    if getattr(args, "cache", None) is not None:
+    if not cache:
+        overrides["cache_path"] = None  # a keyword beats the environment and .env
+    elif getattr(args, "cache", None) is not None:
         overrides["cache_path"] = args.cache
     if getattr(args, "prewarm", False):
         overrides["prewarm"] = True
@@ -344,14 +359,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     it, in this process (``sandbox.graph_render``: needs the ``sandbox`` extra, like the
     worker this command starts).
 
-    Exit status: 0 when the snippet ran to its end with exit code 0; 3-9 when it did not
+    Exit status: 0 when the snippet ran to its end with exit code 0; 3-10 when it did not
     (:data:`RUN_EXIT_STATUS`: 3 exited non-zero, 4 timed out, 5 ran out of memory, 6 used
     up its CPU time, 7 printed more than the output cap, 8 killed by a signal, 9 hit the
-    process limit); 2 when the snippet was refused (too large, not valid UTF-8, no
-    isolation) or a ``TUTOR_SANDBOX_*`` value or flag is bad (one line each, naming it); 1
-    when the sandbox failed or a graph asked for with ``--graph-png`` could not be drawn
-    (a ``--graph-png`` whose directory is missing is refused at once, before the snippet
-    runs: no directory is ever created, as in ``tutor play``'s ``graph DIR``).
+    process limit, 10 wrote a file past the file-size limit); 2 when the input was refused
+    before anything ran: the snippet (too large, not valid UTF-8, no isolation), a
+    ``--graph-png`` path (:func:`graph_png_problem`: a missing directory, not ``.png``, an
+    existing file; no directory is ever created, as in ``tutor play``'s ``graph DIR``) or a
+    ``TUTOR_SANDBOX_*`` value or flag (one line each, naming it); 1 when the sandbox failed
+    or the graph asked for with ``--graph-png`` could not be drawn after the run.
+
+    ``TUTOR_SANDBOX_CACHE_PATH`` is not read: one run keeps no result cache, so a bad
+    value does not stop it.
 
     The question bank's snippets (the curated set) are loaded only when the worker has no
     isolation (backend ``none``), the one case they change a single run: only they may run.
@@ -365,7 +384,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from sandbox.zygote import CONTAINER_WALL_MISSING
 
     try:
-        settings = _settings(args)
+        settings = _settings(args, cache=False)
     except SandboxSettingsError as exc:
         return _print_problems(exc)
 
@@ -377,8 +396,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 2
 
     if args.graph_png is not None and (problem := graph_png_problem(args.graph_png)):
+        # refused input, as the help's "2" says (it was 1, the sandbox's failure: fresh10 #8)
         print(f"tutor sandbox run: {problem}", file=sys.stderr)
-        return 1
+        return 2
     try:
         code = args.file.read_bytes().decode("utf-8")
     except OSError as exc:

@@ -135,6 +135,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     and ``tutor health`` do)."""
     from bot.cli.settings_check import read_settings
     from bot.progress.settings import ProgressSettings
+    from bot.settings import blocking_file
 
     overrides = {"database_path": args.db} if args.db is not None else {}
     settings = read_settings(
@@ -156,11 +157,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print(f"{path} is a directory, not a progress database (pass --db FILE)", file=sys.stderr)
         return 1
     if not path.is_file():
-        missing = (
-            f": the directory {str(path.parent)!r} does not exist"
-            if not path.parent.is_dir()
-            else ""
-        )
+        missing = ""
+        if (file := blocking_file(path)) is not None:
+            missing = f": {str(file)!r} is not a directory"
+        elif not path.parent.is_dir():
+            missing = f": the directory {str(path.parent)!r} does not exist"
         print(
             f"no progress database at {path}{missing} (pass --db PATH or set TUTOR_DATABASE_PATH)",
             file=sys.stderr,

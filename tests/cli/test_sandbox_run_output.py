@@ -46,14 +46,16 @@ def test_terminal_escapes_in_the_output_are_shown_not_obeyed() -> None:
     assert out == "\u241b[31mred\u241b[0m\n"
 
 
-def test_a_graph_png_in_a_missing_directory_is_refused_and_nothing_is_created(
+def test_a_graph_png_in_a_missing_directory_is_refused_as_input_and_nothing_is_created(
     tmp_path: Path,
 ) -> None:
+    """Exit 2, "the input was refused", as --help says (it was 1, the sandbox failed:
+    fresh10 #8)."""
     snippet = tmp_path / "ok.py"
     snippet.write_text("print(1)\n")
     target = tmp_path / "nonexistent" / "g.png"
     done = run_tutor("sandbox", "run", str(snippet), "--graph-png", str(target), timeout=120)
-    assert done.returncode == 1, done.stderr
+    assert done.returncode == 2, done.stderr
     assert "does not exist" in done.stderr
     assert str(target.parent) in done.stderr
     assert not target.parent.exists()

@@ -28,9 +28,21 @@ def _result(**outcome: object) -> RunResult:
         ({"exit_code": 0, "output_truncated": True}, 7),
         ({"exit_code": None, "signal": 11}, 8),
         ({"exit_code": 1, "pids_exceeded": True}, 9),
+        ({"exit_code": None, "signal": 25, "file_limit_mib": 16}, 10),
         ({"error": "the zygote died"}, 1),
     ],
-    ids=["ok", "raised", "timeout", "oom", "cpu", "output", "signal", "pids", "worker-error"],
+    ids=[
+        "ok",
+        "raised",
+        "timeout",
+        "oom",
+        "cpu",
+        "output",
+        "signal",
+        "pids",
+        "file-size",
+        "worker-error",
+    ],
 )
 def test_each_outcome_has_its_exit_status(outcome: dict[str, object], status: int) -> None:
     assert run_exit_status(_result(**outcome)) == status

@@ -95,6 +95,44 @@ def test_a_cache_path_in_a_missing_directory_is_refused_and_not_created(
     assert not (tmp_path / "nonexistent").exists()
 
 
+def test_sandbox_run_does_not_read_the_cache_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """fresh10 #9: a one-shot run keeps no cache, yet a bad TUTOR_SANDBOX_CACHE_PATH
+    stopped it with exit 2. A missing snippet shows which check spoke, with no worker."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TUTOR_SANDBOX_CACHE_PATH", str(tmp_path / "nonexistent" / "c.json"))
+    assert main(["sandbox", "run", str(tmp_path / "missing.py")]) == 2
+    err = capsys.readouterr().err
+    assert "TUTOR_SANDBOX_CACHE_PATH" not in err
+    assert err.startswith(f"{tmp_path / 'missing.py'}: cannot read: ")
+
+
+@pytest.mark.slow
+def test_sandbox_run_runs_with_a_cache_path_it_cannot_use(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    snippet = tmp_path / "ok.py"
+    snippet.write_text("print(6 * 7)\n")
+    env = {**os.environ, "TUTOR_SANDBOX_CACHE_PATH": str(tmp_path / "nonexistent" / "c.json")}
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "sandbox", "run", str(snippet)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "42\n"
+    assert not (tmp_path / "nonexistent").exists()
+
+
 @pytest.mark.parametrize("content", [None, "garbage{"])
 def test_an_unusable_cache_warns_in_one_line_and_does_not_stop_the_command(
     content: str | None,

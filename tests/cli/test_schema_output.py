@@ -32,6 +32,20 @@ def test_an_output_in_a_missing_directory_is_refused_and_nothing_is_created(
     assert not output.parent.exists()
 
 
+def test_an_output_under_a_file_is_refused_as_not_a_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """fresh10 #9: ``--output /etc/passwd/x`` said "the directory '/etc/passwd' does not
+    exist" about a file."""
+    blocker = tmp_path / "afile"
+    blocker.write_text("keep me")
+    assert main(["content", "schema", "--output", str(blocker / "sub" / "x.json")]) == 2
+    err = capsys.readouterr().err
+    assert f"'{blocker}' is not a directory" in err
+    assert "does not exist" not in err
+    assert blocker.read_text() == "keep me"
+
+
 def test_a_path_that_cannot_be_created_is_one_line_with_exit_1(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -67,6 +67,17 @@ def test_stats_names_the_missing_directory_of_its_database(
     assert f"no progress database at {path}: the directory '{path.parent}' does not exist" in err
 
 
+def test_stats_calls_a_file_in_the_path_of_its_database_not_a_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "afile").write_text("")
+    monkeypatch.setenv("TUTOR_DATABASE_PATH", str(tmp_path / "afile" / "x.db"))
+    assert main(["stats", "--learner", "1"]) == 1
+    err = capsys.readouterr().err
+    assert f"'{tmp_path / 'afile'}' is not a directory" in err
+    assert "does not exist" not in err
+
+
 def test_a_setting_the_command_does_not_read_does_not_stop_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
