@@ -28,7 +28,7 @@ are in docs/GRADING.md ("Discourse cues").
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Set
+from collections.abc import Callable, Iterable, Iterator, Set
 from dataclasses import dataclass
 from typing import Final
 
@@ -444,11 +444,42 @@ def aside(
     Returns:
         True when such an aside is found (outside a question).
     """
+    for _, span in _side_claims(stream, start, claim_start):
+        tokens = list(span)
+        content = [
+            t
+            for t in tokens
+            if stream.kind[t] != WORD or stream.surf[t] not in FUNCTION_WORDS | ASIDE_MARKERS
+        ]
+        if len(content) >= ASIDE_MIN_WORDS and recognised().isdisjoint(tokens):
+            return True
+    return False
+
+
+SIDE_MARKERS: Final = frozenset({"also", "though", "tho", "btw", "plus"})
+"""The aside markers that add a claim beside the key (``only``, ``even`` and ``too``
+qualify it instead: "8 but only after the third call" is about the point)."""
+
+
+def aside_regions(stream: TokenStream, start: int, claim_start: int) -> list[range]:
+    """The token ranges (marker included) of the side claims :data:`SIDE_MARKERS` open after
+    the first credited claim, whatever the rubric recognises in them (:func:`aside`'s
+    rules). A capped misconception stated only there is a side error (bot.grading.grader).
+    """
+    return [
+        range(min(span.start, i), max(span.stop, i + 1))
+        for i, span in _side_claims(stream, start, claim_start)
+        if stream.surf[i] in SIDE_MARKERS
+    ]
+
+
+def _side_claims(stream: TokenStream, start: int, claim_start: int) -> Iterator[tuple[int, range]]:
+    """(marker index, side-claim tokens) for each aside marker after ``claim_start``."""
     surf, sent, kind, brk = stream.surf, stream.sent, stream.kind, stream.brk
     n = len(surf)
-    located = locate(stream)
     if ASIDE_MARKERS.isdisjoint(stream.vocab):
-        return False
+        return
+    located = locate(stream)
     for i in _positions(located, ASIDE_MARKERS, max(start, claim_start + 1)):
         word = surf[i]
         if kind[i] != WORD or sent[i] in stream.questions:
@@ -470,7 +501,7 @@ def aside(
         end = i + 1
         while end < n and sent[end] == sent[i]:
             end += 1
-        span: Iterable[int] = range(i + 1, end)
+        span = range(i + 1, end)
         if end - i - 1 < ASIDE_MIN_WORDS:
             begin = i
             while begin > 0 and sent[begin - 1] == sent[i] and not brk[begin]:
@@ -478,20 +509,14 @@ def aside(
             if begin <= claim_start:
                 continue  # the clause before the marker is the main claim itself
             span = range(begin, i)
-        if not opens and word == "also" and isinstance(span, range) and span.start > i:
+        if not opens and word == "also" and span.start > i:
             # "detached tensors also give leaves": a mid-clause "also" adds to the clause's
             # own subject, so the side claim is the whole clause, not the words after it
             begin = i
             while begin > 0 and sent[begin - 1] == sent[i] and not brk[begin]:
                 begin -= 1
             span = range(begin, span.stop)
-        tokens = list(span)
-        content = [
-            t for t in tokens if kind[t] != WORD or surf[t] not in FUNCTION_WORDS | ASIDE_MARKERS
-        ]
-        if len(content) >= ASIDE_MIN_WORDS and recognised().isdisjoint(tokens):
-            return True
-    return False
+        yield i, span
 
 
 def redirected(stream: TokenStream, start: int, key_tokens: Callable[[], Set[int]]) -> bool:

@@ -25,6 +25,7 @@ from bot.grading.discourse import (
     ASIDE_MARKERS,
     PromptWords,
     aside,
+    aside_regions,
     content_words,
     dismissive,
     hedged,
@@ -187,8 +188,25 @@ def _prompt_words(
     )
 
 
+SIDE_ERROR_PENALTY: Final = 0.25
+"""A capped misconception stated only inside a side claim after the key ("..., also x.grad
+always requires grad") costs this much instead of its cap: MARKING.md's key reason plus a
+smaller error beside the point, partial."""
+
 UNRECOGNISED_REASON_MIN_TOKENS: Final = 3
 """A reason of at least this many tokens after the verdict counts as an attempt at one."""
+
+
+def _key_complete(outcomes: list[ConceptOutcome]) -> bool:
+    """Whether every key unit is credited: each key concept outside a ``required_any``
+    group, and one concept of each group."""
+    groups: dict[int, bool] = {}
+    for o in outcomes:
+        if o.group is not None:
+            groups[o.group] = groups.get(o.group, False) or o.status == "hit"
+        elif o.key and o.status != "hit":
+            return False
+    return all(groups.values())
 
 
 def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
@@ -251,10 +269,31 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         )
     found: list[MisconceptionOutcome] = []
     claims: list[Span] = []  # what capped misconceptions stated: their words credit nothing
+    regions: list[range] | None = None
     for misconception_id, polarity, penalty, cap, rule in compiled.misconception_rows:
         hits = matcher.rule(rule)
         matches.append(hits)
         spans = misconception_found(polarity, hits, negation, stream.surf)
+        if spans and cap is not None and not ASIDE_MARKERS.isdisjoint(stream.vocab):
+            if regions is None:
+                key_spans = [
+                    span
+                    for o, h in zip(outcomes, matches, strict=False)
+                    if o.status == "hit" and o.key
+                    for span in (h.affirmed + h.negated + h.conditional)
+                ]
+                # the side claims that leave the key outside them
+                regions = [
+                    r
+                    for r in (
+                        aside_regions(stream, reading.end, min(sp[0] for sp in key_spans))
+                        if key_spans and _key_complete(outcomes)
+                        else []
+                    )
+                    if not any(sp[0] in r for sp in key_spans)
+                ]
+            if regions and all(any(sp[0] in r and sp[1] in r for r in regions) for sp in spans):
+                penalty, cap = SIDE_ERROR_PENALTY, None
         if spans:
             if cap is not None:
                 claims.extend(spans)

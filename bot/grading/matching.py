@@ -452,7 +452,13 @@ class Compiler:
 
     def _compute(self, kind: int, surf: str) -> list[tuple[int, int]]:
         out: list[tuple[int, int]] = []
-        if kind == WORD:
+        if kind == WORD and surf in STANCE_ADVERBS:
+            # "no_grad clearly keeps them": the adverb is the speaker's stance, never the
+            # verb or adjective it is made from (clear*, simpl*, true, exact*)
+            for aid, atom in enumerate(self.atoms):
+                if atom.kind in (A_WORD, A_EXACT) and atom.text == surf:
+                    out.append((aid, 0))
+        elif kind == WORD:
             lem = lemma(surf)
             st = stem(surf)
             may_be_typo: bool | None = None
@@ -509,6 +515,14 @@ class Compiler:
                     out.append((aid, 0))
         return out
 
+
+STANCE_ADVERBS: Final = frozenset(
+    {"clearly", "obviously", "simply", "really", "actually", "basically", "literally",
+     "exactly", "definitely", "certainly", "surely", "truly", "purely", "merely", "honestly",
+     "totally", "seriously", "apparently", "evidently"}
+)  # fmt: skip
+"""Adverbs of the speaker's stance: they match only a pattern that spells them, never by
+stem or prefix ("no_grad clearly keeps them" met a cap on ``clear*``; a round 11 probe)."""
 
 _NONE: Final[list[Span]] = []
 """The spans of a pattern that cannot match (shared; never mutated)."""

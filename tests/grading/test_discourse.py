@@ -270,6 +270,48 @@ def test_a_mid_clause_also_with_nothing_recognised_is_still_an_aside(grader: Gra
     assert result.aside
 
 
+@pytest.mark.parametrize(
+    ("item_id", "text"),
+    [
+        (
+            "SE4",
+            "the += on x.grad is fine; the error is the in-place update of the leaf x, do it"
+            " under no_grad. also x.grad always requires grad after backward",
+        ),
+        (
+            "SE1",
+            ".grad keeps summing over all batches, so steps use the growing sum instead of the"
+            " batch grad. it only matters with SGD though, Adam normalizes it away",
+        ),
+    ],
+)
+def test_a_capped_belief_only_in_a_side_claim_after_the_whole_key_is_partial(
+    bank: Bank, item_id: str, text: str
+) -> None:
+    """dev7, dev12, dev13: the key plus a smaller error beside it (MARKING.md: partial) was
+    graded incorrect because the side error is shaped like the item's misconception."""
+    result = Grader(bank).grade(Response(item_id=item_id, text=text))
+    assert result.label is Label.PARTIAL
+    assert result.misconceptions  # still named and corrected
+
+
+@pytest.mark.parametrize(
+    ("item_id", "text"),
+    [
+        ("SE4", "x.grad always requires grad after backward, so += on it is refused"),
+        # the key is not whole: "also" carries the item's trap part (x.grad)
+        (
+            "EC11",
+            "It returns tensor(27.) but it also sets x.requires_grad to True and x.grad to 27.",
+        ),
+    ],
+)
+def test_a_capped_belief_outside_a_side_claim_keeps_its_cap(
+    bank: Bank, item_id: str, text: str
+) -> None:
+    assert Grader(bank).grade(Response(item_id=item_id, text=text)).label is Label.INCORRECT
+
+
 # ---- restatements ----------------------------------------------------------------------
 
 

@@ -55,6 +55,18 @@ def test_a_prefix_matches_words_that_start_with_it() -> None:
     assert affirmed("overwrit*", "it got overwritten")
 
 
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [("clear*", "no_grad clearly keeps them"), ("clear", "it clearly adds"), ("true", "truly")],
+)
+def test_a_stance_adverb_never_matches_its_root(pattern: str, text: str) -> None:
+    assert not affirmed(pattern, text)
+
+
+def test_a_stance_adverb_matches_a_pattern_that_spells_it() -> None:
+    assert affirmed("clearly", "it clearly adds")
+
+
 def test_an_exact_word_takes_no_typo_and_no_synonym() -> None:
     assert not affirmed("=accumulate", "acumulates")
     assert not affirmed("=accumulate", "they pile up")
