@@ -53,6 +53,9 @@ _BARE_COMMANDS: Final = {
 }
 """A justification that is only one of these words was meant as the command shown."""
 
+_MENU_WORDS: Final = frozenset({"new", "review", "topics", "stats", "next", "another"})
+"""Menu words that are never a justification on their own (the letters are refused too)."""
+
 VERDICT_WORDS: Final = "true or false (also t/f, yes/no, y/n)"
 
 KEYS_HELP: Final = (
@@ -149,8 +152,9 @@ def read_answer(text: str) -> str | Action:
         The text to grade, stripped, or the command.
 
     Raises:
-        KeyRefused: an unknown ``/command``, or a bare command word (``q``, ``skip``...)
-            that is almost surely not an answer; nothing is graded.
+        KeyRefused: an unknown ``/command``, a bare command word (``q``, ``skip``...), a
+            single letter or a menu word (``r``, ``new``...): almost surely not an answer;
+            nothing is graded.
     """
     command = read_command(text)
     if command is not None:
@@ -161,6 +165,13 @@ def read_answer(text: str) -> str | Action:
         raise KeyRefused(
             f"{typed!r} was not graded: commands start with / (/{meant}); "
             "to answer, say why in a sentence"
+        )
+    if (len(typed) == 1 and typed.isalpha()) or typed.lower() in _MENU_WORDS:
+        # a menu key typed one prompt too early ("r" for review): graded, it was saved as a
+        # 0.00 attempt and listed the item as a weakest one (fresh11)
+        raise KeyRefused(
+            f"{typed!r} was not graded: it looks like a menu key; to answer, say why in a "
+            "sentence (/skip drops the question)"
         )
     return typed
 

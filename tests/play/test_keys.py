@@ -63,6 +63,19 @@ def test_a_bare_command_word_at_the_why_prompt_is_refused_not_graded(typed: str)
     assert "was not graded: commands start with /" in str(refused.value)
 
 
+@pytest.mark.parametrize("typed", ["r", "n", "S", "a", "review", "new", "Stats"])
+def test_a_menu_key_at_the_why_prompt_is_refused_not_graded(typed: str) -> None:
+    """fresh11: "r" typed one prompt early was graded, saved as a 0.00 attempt."""
+    with pytest.raises(KeyRefused) as refused:
+        read_answer(typed)
+    assert "looks like a menu key" in str(refused.value)
+
+
+@pytest.mark.parametrize("typed", ["0", "8", "None", "nan"])
+def test_a_short_value_at_the_why_prompt_is_graded(typed: str) -> None:
+    assert read_answer(typed) == typed
+
+
 def test_an_answer_at_the_why_prompt_is_kept_as_typed() -> None:
     assert read_answer("  q is the leaf; grads accumulate ") == "q is the leaf; grads accumulate"
 
