@@ -392,7 +392,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.json:
             print(body.model_dump_json())
         else:
-            print(f"{args.file}: {body.message}", file=sys.stderr)
+            print(f"tutor sandbox run: {args.file}: {body.message}", file=sys.stderr)
         return 2
 
     if args.graph_png is not None and (problem := graph_png_problem(args.graph_png)):

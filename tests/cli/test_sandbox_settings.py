@@ -105,7 +105,7 @@ def test_sandbox_run_does_not_read_the_cache_path(
     assert main(["sandbox", "run", str(tmp_path / "missing.py")]) == 2
     err = capsys.readouterr().err
     assert "TUTOR_SANDBOX_CACHE_PATH" not in err
-    assert err.startswith(f"{tmp_path / 'missing.py'}: cannot read: ")
+    assert err.startswith(f"tutor sandbox run: {tmp_path / 'missing.py'}: cannot read: ")
 
 
 @pytest.mark.slow
