@@ -407,13 +407,29 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         and not (stuffing or gist or gesture or restatement or dismissal)
         and len(stream) - reading.end >= UNRECOGNISED_REASON_MIN_TOKENS
     )
+    praised = hit
+    if claims and hit and assessment.label is not Label.CORRECT:
+        # A capped false claim and a credited concept in one sentence ("records the graph
+        # ahead of time so that ifs and loops work"): the ✓ would praise a sentence that is
+        # wrong. The credit stays (the cap already bounds the score); only the praise goes.
+        sent = stream.sent
+        capped = {sent[span[0]] for span in claims}
+        praised = [
+            o.id
+            for o, hits in zip(outcomes, matches, strict=False)
+            if o.id in hit
+            and not all(
+                sent[span[0]] in capped
+                for span in (hits.affirmed + hits.negated + hits.conditional)
+            )
+        ]
     feedback = build_feedback(
         item,
         verdict=verdict,
         verdict_source=source,
         verdict_conflict=conflict,
         text_verdict=reading.value,
-        hit=hit,
+        hit=praised,
         missing=[o.id for o in nudges],
         contradicted=contradicted,
         misconceptions=[m.id for m in found],

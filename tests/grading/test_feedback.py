@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.content.loader import Bank
 from bot.content.models import Item, Label
-from bot.grading import Grader, render_feedback
+from bot.grading import Grader, Response, render_feedback
 from bot.grading.feedback import (
     MAX_CONCEPT_NUDGES,
     STUFFING_CORRECTION,
@@ -189,3 +189,26 @@ def test_words_shared_with_a_wrong_mechanism_earn_no_check_mark() -> None:
     )
     assert result.misconceptions
     assert "grows" not in result.concepts_hit
+
+
+def test_no_praise_for_a_sentence_that_holds_a_capped_false_claim(bank: Bank) -> None:
+    """12b/fresh10: "records the graph ahead of time so that ifs and loops work" was praised
+    "✓ Python control flow can change the graph" beside the static-graph belief."""
+    result = Grader(bank).grade(
+        Response(
+            item_id="WHY3", text="it records the graph ahead of time so that ifs and loops work"
+        )
+    )
+    assert result.label is Label.INCORRECT
+    assert result.feedback.right == []
+    assert result.feedback.corrections
+
+
+def test_praise_stays_for_a_right_sentence_beside_a_capped_one(bank: Bank) -> None:
+    result = Grader(bank).grade(
+        Response(
+            item_id="WHY3",
+            text="ifs and loops can change the graph. it is compiled ahead of time like TF1",
+        )
+    )
+    assert result.feedback.right
