@@ -51,7 +51,7 @@ from bot.grading.scoring import (
     misconception_found,
     outside_claims,
 )
-from bot.grading.sentences import segment
+from bot.grading.sentences import TokenStream, segment
 from bot.grading.synonyms import domain_stems
 from bot.grading.verdict import NO_VERDICT, extract_verdict
 
@@ -209,6 +209,30 @@ def _key_complete(outcomes: list[ConceptOutcome]) -> bool:
     return all(groups.values())
 
 
+def _side_error_regions(
+    stream: TokenStream, start: int, outcomes: list[ConceptOutcome], matches: list[RuleHits]
+) -> list[range]:
+    """The side claims (:func:`bot.grading.discourse.aside_regions`) after a complete key
+    (:func:`_key_complete`) that leave every key match outside them: where a capped
+    misconception costs :data:`SIDE_ERROR_PENALTY` instead. ``matches`` starts with the
+    concepts' hits, in ``outcomes``' order."""
+    if not _key_complete(outcomes):
+        return []
+    key_spans = [
+        span
+        for o, hits in zip(outcomes, matches, strict=False)
+        if o.status == "hit" and o.key
+        for span in (hits.affirmed + hits.negated + hits.conditional)
+    ]
+    if not key_spans:
+        return []
+    return [
+        region
+        for region in aside_regions(stream, start, min(span[0] for span in key_spans))
+        if not any(span[0] in region for span in key_spans)
+    ]
+
+
 def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
     """Grade one response against a compiled item.
 
@@ -276,22 +300,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         spans = misconception_found(polarity, hits, negation, stream.surf)
         if spans and cap is not None and not ASIDE_MARKERS.isdisjoint(stream.vocab):
             if regions is None:
-                key_spans = [
-                    span
-                    for o, h in zip(outcomes, matches, strict=False)
-                    if o.status == "hit" and o.key
-                    for span in (h.affirmed + h.negated + h.conditional)
-                ]
-                # the side claims that leave the key outside them
-                regions = [
-                    r
-                    for r in (
-                        aside_regions(stream, reading.end, min(sp[0] for sp in key_spans))
-                        if key_spans and _key_complete(outcomes)
-                        else []
-                    )
-                    if not any(sp[0] in r for sp in key_spans)
-                ]
+                regions = _side_error_regions(stream, reading.end, outcomes, matches)
             if regions and all(any(sp[0] in r and sp[1] in r for r in regions) for sp in spans):
                 penalty, cap = SIDE_ERROR_PENALTY, None
         if spans:
