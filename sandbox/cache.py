@@ -14,16 +14,14 @@ served after an upgrade.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bot.files import write_text_atomically
 from sandbox.protocol import RunResult
 
 log = logging.getLogger(__name__)
@@ -136,7 +134,7 @@ def _read_cache(path: Path) -> tuple[dict[str, RunResult], str | None]:
 
 
 class FileResultCache(MemoryResultCache):
-    """A JSON file, rewritten atomically (temp file + rename) on every put.
+    """A JSON file, rewritten atomically on every put (:func:`bot.files.write_text_atomically`).
 
     A missing file starts empty. A file that cannot be used (a directory, unreadable, not
     a cache: :func:`cache_file_problem`) is left untouched for good: the cache then lives
@@ -166,15 +164,7 @@ class FileResultCache(MemoryResultCache):
                 return
             body = _CacheFile(results=self._items).model_dump_json(indent=1)
             try:
-                fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".sandbox-cache-")
-                try:
-                    with os.fdopen(fd, "w", encoding="utf-8") as f:
-                        f.write(body)
-                    os.replace(tmp, self.path)
-                except BaseException:
-                    with contextlib.suppress(OSError):
-                        os.unlink(tmp)
-                    raise
+                write_text_atomically(self.path, body)
             except OSError as exc:
                 self.problem = (
                     f"the sandbox cache {self.path} cannot be written "

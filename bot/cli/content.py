@@ -385,7 +385,8 @@ def cmd_schema(args: argparse.Namespace) -> int:
     denied...), the old file, if any, left as it was. Each failure is one line naming
     the path and the reason.
     """
-    from bot.cli.files import new_file_problem, write_text_atomically
+    from bot.cli.files import new_file_problem
+    from bot.files import write_text_atomically
 
     output = args.output or configured_content() / SCHEMA_NAME
     flag = "--output " if args.output is not None else ""
