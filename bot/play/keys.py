@@ -53,9 +53,6 @@ _BARE_COMMANDS: Final = {
 }
 """A justification that is only one of these words was meant as the command shown."""
 
-_MENU_WORDS: Final = frozenset({"new", "review", "topics", "stats", "next", "another"})
-"""Menu words that are never a justification on their own (the letters are refused too)."""
-
 VERDICT_WORDS: Final = "true or false (also t/f, yes/no, y/n)"
 
 KEYS_HELP: Final = (
@@ -86,6 +83,21 @@ class MenuOption(BaseModel):
     key: str
     word: str
     label: str
+
+
+MAIN_MENU: Final = (
+    MenuOption(key="n", word="new", label="new question"),
+    MenuOption(key="r", word="review", label="review"),
+    MenuOption(key="t", word="topics", label="topics"),
+    MenuOption(key="s", word="stats", label="stats"),
+    MenuOption(key="q", word="quit", label="quit"),
+)
+"""The terminal's ``Next:`` menu; after an answer it also offers ``next`` (a review) or
+``another`` (bot/play/terminal.py)."""
+
+_MENU_WORDS: Final = frozenset(o.word for o in MAIN_MENU) | {"next", "another"}
+"""Menu words that are never a justification on their own (the letters are refused too;
+``quit`` is a bare command, refused first)."""
 
 
 def _command_names(allowed: Collection[Action]) -> str:

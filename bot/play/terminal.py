@@ -32,6 +32,7 @@ from bot.play.app import PlayContext
 from bot.play.keys import (
     AT_A_MENU,
     KEYS_HELP,
+    MAIN_MENU,
     Action,
     KeyRefused,
     MenuOption,
@@ -71,13 +72,6 @@ HELP = (
     "progress is saved as you go."
 )
 
-MAIN_MENU = (
-    MenuOption(key="n", word="new", label="new question"),
-    MenuOption(key="r", word="review", label="review"),
-    MenuOption(key="t", word="topics", label="topics"),
-    MenuOption(key="s", word="stats", label="stats"),
-    MenuOption(key="q", word="quit", label="quit"),
-)
 VERDICT_PROMPT = (
     "Verdict: [cyan]true[/] or [cyan]false[/] (t/f, y/n)  ([cyan]/hint[/] · "
     "[cyan]/skip[/] · [cyan]/quit[/] · [cyan]/help[/])"
