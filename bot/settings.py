@@ -183,6 +183,27 @@ def error_text(error: Mapping[str, Any]) -> str:
     return str(error["msg"]).removeprefix("Value error, ")
 
 
+def setting_name(
+    error: Mapping[str, Any], flags: Mapping[str, str], env_prefix: str, unnamed: str
+) -> str:
+    """What a person gave the bad value as: the flag, else the environment variable.
+
+    Args:
+        error: one entry of :meth:`pydantic.ValidationError.errors`.
+        flags: the name each field given another way (a CLI flag) was given as
+            (``{"database_path": "--db"}``); any other field came from the environment.
+        env_prefix: the settings class's variable prefix (``TUTOR_``).
+        unnamed: the name for an error about no single field (``settings``).
+
+    Returns:
+        ``--db``, ``TUTOR_DROP_TICK_S``... as shown before each message.
+    """
+    field = str(error["loc"][0]) if error["loc"] else ""
+    if field in flags:
+        return flags[field]
+    return env_prefix + field.upper() if field else unnamed
+
+
 def blocking_file(path: Path) -> Path | None:
     """The file that stands where a directory of ``path`` should be, if any.
 

@@ -21,7 +21,13 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
-from bot.settings import ENV_FILE, ENV_FILE_ENCODING, error_text, missing_directory
+from bot.settings import (
+    ENV_FILE,
+    ENV_FILE_ENCODING,
+    error_text,
+    missing_directory,
+    setting_name,
+)
 from sandbox.protocol import (
     DEFAULT_CPU_S,
     DEFAULT_MEMORY_MIB,
@@ -176,13 +182,10 @@ def load_sandbox_settings(
     try:
         return SandboxSettings(**given)
     except ValidationError as exc:
+        named = {field: names.get(field, field) for field in given}
         problems = []
         for err in exc.errors():
-            field = str(err["loc"][0]) if err["loc"] else ""
-            if field in given:
-                name = names.get(field, field)
-            else:
-                name = ENV_PREFIX + field.upper() if field else "TUTOR_SANDBOX_*"
+            name = setting_name(err, named, ENV_PREFIX, "TUTOR_SANDBOX_*")
             shown = repr(err["input"])
             shown = shown if len(shown) <= 60 else shown[:57] + "..."
             problems.append(f"{name}: {error_text(err)} (got {shown})")

@@ -15,7 +15,7 @@ from typing import Any, Final, TypeVar
 from pydantic import ValidationError
 from pydantic_settings import BaseSettings
 
-from bot.settings import error_text
+from bot.settings import error_text, setting_name
 
 S = TypeVar("S", bound=BaseSettings)
 
@@ -49,15 +49,11 @@ def settings_problems(
         ``--db: the directory 'x' does not exist: ...`` (pydantic's ``Value error, `` prefix
         stripped: :func:`bot.settings.error_text`).
     """
-    problems = []
-    for err in exc.errors():
-        field = str(err["loc"][0]) if err["loc"] else ""
-        if field in given and field in flags:
-            name = flags[field]
-        else:
-            name = env_prefix + field.upper() if field else "settings"
-        problems.append(f"{name}: {error_text(err)}")
-    return problems
+    named = {field: flag for field, flag in flags.items() if field in given}
+    return [
+        f"{setting_name(err, named, env_prefix, 'settings')}: {error_text(err)}"
+        for err in exc.errors()
+    ]
 
 
 def read_settings(
