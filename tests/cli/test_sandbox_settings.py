@@ -111,23 +111,13 @@ def test_sandbox_run_does_not_read_the_cache_path(
 @pytest.mark.slow
 def test_sandbox_run_runs_with_a_cache_path_it_cannot_use(tmp_path: Path) -> None:
     import os
-    import subprocess
-    import sys
 
-    from tests.conftest import ROOT
+    from tests.conftest import run_tutor
 
     snippet = tmp_path / "ok.py"
     snippet.write_text("print(6 * 7)\n")
     env = {**os.environ, "TUTOR_SANDBOX_CACHE_PATH": str(tmp_path / "nonexistent" / "c.json")}
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "sandbox", "run", str(snippet)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_tutor("sandbox", "run", str(snippet), env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "42\n"
     assert not (tmp_path / "nonexistent").exists()
