@@ -99,6 +99,11 @@ FLOORS: dict[str, Floor] = {
     "eval19/test9.jsonl": Floor(
         agreement=0.91, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
+    # held-out set 10, written blind in stop 16; graded (numbers only) on the stop's starting
+    # commit (dbb56d3) at 461/500 = 92.2%, 2/200 = 1.0%, 0/83 = 0.0%
+    "eval22/test10.jsonl": Floor(
+        agreement=0.91, incorrect_as_correct=0.02, opposite_as_correct=0.05
+    ),
 }
 
 reports: dict[str, EvalReport] = {}
