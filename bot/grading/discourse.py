@@ -80,8 +80,16 @@ IGNORANCE_PHRASES: Final[tuple[tuple[str, ...], ...]] = (
     ("i", "am", "not", "sure"),
     ("i", "forget"),
     ("i", "forgot"),
+    ("guessed",),
+    ("guessing",),
+    ("a", "guess"),
+    ("skip",),
+    ("pass",),
 )
-"""Phrases saying the learner does not know (``dunno`` is expanded to ``do not know``)."""
+"""Phrases saying the learner does not know (``dunno`` is expanded to ``do not know``), or
+only guessed or passed ("I just guessed this one", "skip": the examiners of eval10 and
+eval23 marked these incorrect even under the right button). ``pass`` and ``skip`` count only
+as the whole reasoning with fillers: "the forward pass" holds a content word."""
 
 IGNORANCE_MAX_TOKENS: Final = 16
 """A reasoning longer than this says more than "I don't know" (the longest on the marked

@@ -51,6 +51,10 @@ UNRECOGNISED_REASON_CORRECTION: Final = (
     "false, and it may not hold at all: check it against the answer below, then say "
     "what happens here and why."
 )
+IGNORANCE_CORRECTION: Final = (
+    "Your verdict is right, but you said you don't know why, so it counts as a guess: "
+    "read the answer below, then say in your own words what happens and why."
+)
 RESTATED_CORRECTION: Final = "That restates the question; say why it happens, in your own words."
 
 FeedbackFlavour = Literal["discord", "plain"]
@@ -104,6 +108,7 @@ def build_feedback(
     dismissive: bool = False,
     label: Label | None = None,
     unrecognised_reason: bool = False,
+    ignorance: bool = False,
 ) -> Feedback:
     """Choose the feedback parts for one graded answer.
 
@@ -140,6 +145,8 @@ def build_feedback(
         label: the label graded (None: unknown, nudges capped as for a non-correct answer).
         unrecognised_reason: the verdict is right but the reason matches nothing the rubric
             knows (often another item's mechanism); a correction says so.
+        ignorance: the verdict is right but the reasoning only says the learner does not
+            know or guessed ("idk"); a correction says it counts as a guess.
 
     Returns:
         The parts, as plain author text (unescaped; :func:`render_feedback` escapes).
@@ -160,6 +167,8 @@ def build_feedback(
         corrections.append(RESTATED_CORRECTION)
     if unrecognised_reason:
         corrections.append(UNRECOGNISED_REASON_CORRECTION)
+    if ignorance:
+        corrections.append(IGNORANCE_CORRECTION)
     corrections = list(dict.fromkeys(corrections + reversed_points))[:MAX_CORRECTIONS]
     sentence: str | None = None
     key = item.answer.verdict

@@ -330,7 +330,9 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
     credited = [o.id for o in outcomes if o.status == "hit"]
     dropped: set[str] = set()
     restatement = False
-    if credited and ignorance_only(stream, start):
+    # "idk", "I just guessed this one", "skip": the learner says the verdict is a guess.
+    ignorance = ignorance_only(stream, start)
+    if credited and ignorance:
         dropped.update(credited)  # "dunno" = "do not know": no claim, whatever it matches
     elif credited and restated(stream, start, compiled.prompt, credited):
         restatement = True
@@ -401,6 +403,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         hedge=hedge,
         aside=side,
         dismissal=dismissal,
+        ignorance=ignorance,
     )
     hit = [o.id for o in outcomes if o.status == "hit" and not stuffing]
     contradicted = [o.id for o in outcomes if o.status == "contradicted"]
@@ -453,6 +456,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         redirected=redirect,
         dismissive=dismissal,
         unrecognised_reason=unrecognised_reason,
+        ignorance=ignorance and agrees is True,
     )
     # model_validate of a dict: the same validation as GradeResult(...) without the
     # interpreted BaseModel.__init__ and its keyword arguments (docs/GRADING.md "Speed,

@@ -591,6 +591,7 @@ def assess(
     hedge: bool = False,
     aside: bool = False,
     dismissal: bool = False,
+    ignorance: bool = False,
 ) -> Assessment:
     """Score, label and confidence from the outcomes of one answer.
 
@@ -619,6 +620,11 @@ def assess(
         dismissal: the answer reduces the rule to speed or style ("only because of
             speed"), which denies the mechanism: incorrect
             (:func:`bot.grading.discourse.dismissive`).
+        ignorance: the reasoning only says the learner does not know or guessed ("idk",
+            "I just guessed this one", "skip"), so a right verdict is a declared guess:
+            incorrect (docs/MARKING.md: "Nothing relevant: 'idk' ..."; the examiners of
+            eval10 and eval23 marked it so under the right button)
+            (:func:`bot.grading.discourse.ignorance_only`).
 
     Returns:
         The assessment; ``score`` and ``confidence`` are in [0, 1], rounded to 3 decimals.
@@ -641,6 +647,8 @@ def assess(
         if m.cap is not None:
             raw = min(raw, m.cap)
     raw = min(1.0, max(0.0, raw))
+    if ignorance:
+        raw = 0.0  # a declared guess earns nothing for its verdict
 
     contradicted = [c for c in concepts if c.status == "contradicted"]
     wrong_cap = any(m.cap is not None and m.cap < PARTIAL_MIN for m in misconceptions)
@@ -658,6 +666,7 @@ def assess(
         or any(c.key for c in contradicted)
         or wrong_cap
         or dismissal
+        or ignorance
         or stuffing
         or (
             not credited

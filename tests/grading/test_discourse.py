@@ -503,6 +503,38 @@ def test_an_answer_that_also_says_something_is_not_ignorance() -> None:
     assert not ignorance_only(_stream("dunno, it trusts the backward"), 0)
 
 
+@pytest.mark.parametrize("text", ["the forward pass", "skip the graph", "a guess at the shape"])
+def test_pass_skip_and_guess_beside_a_content_word_are_not_ignorance(text: str) -> None:
+    assert not ignorance_only(_stream(text), 0)
+
+
+@pytest.mark.parametrize(
+    "text", ["idk", "I just guessed this one", "skip", "pass", "idk honestly, guessing"]
+)
+def test_a_right_button_with_only_i_do_not_know_is_a_guess(grader: Grader, text: str) -> None:
+    # eval23/dev14 and eval10/dev6: "skip" and "I just guessed this one" under the right
+    # button are marked incorrect (docs/MARKING.md: "idk" is nothing relevant).
+    result = grade(grader, "TF3", text, verdict=False)
+    assert (result.label, result.score) == (Label.INCORRECT, 0.0)
+    assert any("counts as a guess" in c for c in result.feedback.corrections)
+
+
+def test_a_text_verdict_with_only_idk_is_a_guess_too(grader: Grader) -> None:
+    assert grade(grader, "TF3", "false, idk", verdict=None).label is Label.INCORRECT
+
+
+def test_a_reason_then_idk_keeps_its_credit(grader: Grader) -> None:
+    result = grade(grader, "TF3", "False, backward accumulates into .grad. idk", verdict=False)
+    assert result.label is not Label.INCORRECT
+    assert not any("counts as a guess" in c for c in result.feedback.corrections)
+
+
+def test_the_wrong_button_with_idk_gets_no_guess_note(grader: Grader) -> None:
+    result = grade(grader, "TF3", "idk", verdict=True)
+    assert result.label is Label.INCORRECT
+    assert not any("counts as a guess" in c for c in result.feedback.corrections)
+
+
 def test_dunno_never_credits_a_concept_about_not_knowing(discourse_grader: Grader) -> None:
     result = discourse_grader.grade(Response(item_id="TF2", verdict=None, text="dunno"))
     assert (result.label, result.concepts_hit) == (Label.INCORRECT, [])
