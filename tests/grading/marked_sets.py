@@ -99,6 +99,7 @@ MARKED_SETS: Final = (
     MarkedSet("eval21/dev13.jsonl", "all", 500, held_out=False, min_opposite=1),
     MarkedSet("eval22/test10.jsonl", "all", 500, held_out=True, min_opposite=1),
     MarkedSet("eval23/dev14.jsonl", "core", 464, held_out=False, min_opposite=2),
+    MarkedSet("eval24/dev15.jsonl", "core", 464, held_out=False, min_opposite=2),
 )
 """Every marked set, tuning and held-out."""
 
