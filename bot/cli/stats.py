@@ -135,7 +135,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     and ``tutor health`` do)."""
     from bot.cli.settings_check import read_settings
     from bot.progress.settings import ProgressSettings
-    from bot.settings import blocking_file
+    from bot.settings import blocking_file, not_a_directory
 
     overrides = {"database_path": args.db} if args.db is not None else {}
     settings = read_settings(
@@ -159,7 +159,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if not path.is_file():
         missing = ""
         if (file := blocking_file(path)) is not None:
-            missing = f": {str(file)!r} is not a directory"
+            missing = f": {not_a_directory(file)}"
         elif not path.parent.is_dir():
             missing = f": the directory {str(path.parent)!r} does not exist"
         print(
