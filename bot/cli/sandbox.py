@@ -89,7 +89,10 @@ def register(sub: Any) -> None:
     where.add_argument("--unix", type=Path, default=None, metavar="PATH", help="Unix socket path")
     where.add_argument("--host", default="127.0.0.1", help="TCP address (default 127.0.0.1)")
     serve.add_argument(
-        "--port", type=tcp_port, default=8060, help="TCP port, 0-65535 (default 8060)"
+        "--port",
+        type=tcp_port,
+        default=8060,
+        help="TCP port, 0-65535 (default 8060; 0: any free port, printed on stderr)",
     )
     for field, what in (("concurrency", "jobs at once"), ("queue", "jobs that may wait")):
         # range and default from the settings class, so flag and variable cannot drift
