@@ -278,6 +278,32 @@ def missing_directory(path: Path, purpose: str = "") -> str | None:
     )
 
 
+def content_directory(value: Path) -> Path:
+    """Validate ``TUTOR_CONTENT_DIR``: a directory that exists (the question packs').
+
+    The default ``content`` is let through even when missing: a command run outside the
+    checkout then says where to run from (exit 1, :func:`bot.cli.content.bank_not_found`);
+    any other value names the setting (exit 2, fresh12 #8: ``TUTOR_CONTENT_DIR=/nonexistent
+    tutor grade`` exited 1 without naming the command).
+
+    Args:
+        value: the path given.
+
+    Returns:
+        ``value``, unchanged.
+
+    Raises:
+        ValueError: ``the directory '/nonexistent' does not exist: ...``, or ``'x' is not a
+            directory (it is a file): ...`` (:func:`not_a_directory`).
+    """
+    if value == DEFAULT_CONTENT_DIR or value.is_dir():
+        return value
+    fix = "set it to the question packs' directory (the checkout's content/)"
+    if value.exists() or value.is_symlink():
+        raise ValueError(f"{not_a_directory(value)}: {fix}")
+    raise ValueError(f"the directory {str(value)!r} does not exist: {fix}")
+
+
 TUTOR_ENV: Final = SettingsConfigDict(
     env_prefix="TUTOR_",
     env_file=ENV_FILE,
@@ -309,7 +335,8 @@ class TutorSettings(BaseSettings):
         sandbox_timeout_s: how long the bot waits for one sandbox run, in seconds.
         sandbox_startup_timeout_s: how long a ``local`` worker may take to start (it
             imports torch and forks its first jail), in seconds.
-        content_dir: the directory of question packs (``*.yaml``).
+        content_dir: the directory of question packs (``*.yaml``); a set one must exist
+            (:func:`content_directory`).
         log_level: the root log level, in any case (``debug`` is ``DEBUG``).
         drop_grace_minutes: a daily drop missed during downtime is still posted (late) when
             the bot is back within this many minutes of its scheduled time; later it is
@@ -378,6 +405,11 @@ class TutorSettings(BaseSettings):
             "path never starts a fresh, empty database)"
         )
 
+    @field_validator("content_dir")
+    @classmethod
+    def _content_directory_exists(cls, value: Path) -> Path:
+        return content_directory(value)
+
     @field_validator("log_level", mode="before")
     @classmethod
     def _log_level_any_case(cls, value: object) -> object:
@@ -435,9 +467,15 @@ class ContentSettings(BaseSettings):
     bot``, yet never fail on a setting they do not use (a database path, a token).
 
     Attributes:
-        content_dir: the directory of question packs (``*.yaml``).
+        content_dir: the directory of question packs (``*.yaml``); a set one must exist
+            (:func:`content_directory`).
     """
 
     model_config = TUTOR_ENV
 
     content_dir: Path = Field(DEFAULT_CONTENT_DIR, description="Question packs.")
+
+    @field_validator("content_dir")
+    @classmethod
+    def _content_directory_exists(cls, value: Path) -> Path:
+        return content_directory(value)
