@@ -82,7 +82,8 @@ PREDICATES: Final = frozenset(
      "shares", "copies", "sums", "adds", "accumulates", "overwrites", "replaces", "splits",
      "zeroed", "use", "run", "runs", "ran", "call", "wrap", "gets", "modified", "modifies",
      "changed", "overwrote", "bumped", "bumps", "mutated", "mutates", "altered", "edited",
-     "require", "requires", "need"}
+     "require", "requires", "need", "print", "prints", "printed", "shows", "showed",
+     "outputs"}
 )  # fmt: skip
 """Verbs that make a terse answer a statement rather than a keyword list: "returns 27;
 x.grad None" and "integer dtype; requires_grad needs float" state a fact in four words.
@@ -96,7 +97,9 @@ round 9a's engine case, "mul_ modified sigmoid's saved output; version counter m
 (marked correct, graded a list); adjectival participles ("saved", "freed") stay out: "mul_
 saved tensor" and "retain_graph freed RuntimeError" are lists. "require"/"requires"/"need"
 came with round 9a's "model parameters already require grad" (marked partial on dev9 and
-dev10, graded a list); neither change lost a label."""
+dev10, graded a list); neither change lost a label. The output verbs (from "print") came
+with dev15's code-with-a-comment answer "`print(x.grad) # None`" (marked correct on EC1,
+graded a keyword list): printing a value states it."""
 
 COMPOUNDS: Final = frozenset({("in", "place"), ("out", "of"), ("by", "run")})
 """Word pairs that ``in-place``, ``out-of-place`` and ``define-by-run`` split into: their

@@ -243,6 +243,15 @@ def test_a_stated_value_is_not_a_keyword_list() -> None:
     assert not is_keyword_stuffing(stream, 0, set, domain_stems())
 
 
+@pytest.mark.parametrize(
+    "text", ["`print(x.grad)  # None`", "print(x.grad) prints None", "y.grad_fn shows None"]
+)
+def test_printing_a_value_states_it(text: str) -> None:
+    # dev15 (EC1): a code line with its output as a comment, marked correct
+    stream = segment(normalize(text))
+    assert not is_keyword_stuffing(stream, 0, set, domain_stems())
+
+
 @pytest.mark.parametrize("text", ["tensor([0.5, 0., 0.5])", "0.5 0 0.5 0"])
 def test_a_printed_tensor_is_a_value_not_a_keyword_list(text: str) -> None:
     stream = segment(normalize(text))
