@@ -60,7 +60,7 @@ async def test_topic_autocomplete_suggests_matching_tags(harness: Harness) -> No
 
 async def test_stats_shows_accuracy_and_per_kind_results(harness: Harness) -> None:
     await _answer(harness, "why", "the graph is freed")
-    await _answer(harness, "true_false", "no idea")
+    await _answer(harness, "true_false", "false for sure")  # no why: partial
     stats = await harness.slash("stats")
     assert stats.callback.body == {"type": 5, "data": {"flags": 64}}
     reply = stats.reply
@@ -69,7 +69,8 @@ async def test_stats_shows_accuracy_and_per_kind_results(harness: Harness) -> No
     assert fields["Answers"] == "2"
     assert fields["Accuracy"] == "50%"
     assert fields["By kind"] == "• True or false: 0% of 1\n• Why?: 100% of 1"
-    # WHY1 correct: 10 x score 1.0 x difficulty 2; TF1: the right verdict alone, partial.
+    # WHY1 correct: 10 x score 1.0 x difficulty 2; TF1: the right verdict alone, partial
+    # (0.4 x 10 x difficulty 1). "no idea" here would be a declared guess: incorrect, 0.
     assert fields["Points"] == "24"
 
 
