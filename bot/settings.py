@@ -208,20 +208,44 @@ def blocking_file(path: Path) -> Path | None:
     """The file that stands where a directory of ``path`` should be, if any.
 
     ``/etc/passwd/x`` cannot be created because ``/etc/passwd`` is a file, not because it
-    is missing (the OS says ``Not a directory``, ENOTDIR).
+    is missing (the OS says ``Not a directory``, ENOTDIR). A symbolic link whose target does
+    not exist blocks too: ``mkdir`` cannot make a directory there (``File exists``, EEXIST;
+    fresh12 #4: ``data -> /nonexistent`` crashed ``tutor play``).
 
     Args:
         path: the file to be written.
 
     Returns:
-        The nearest existing ancestor of ``path`` when it is not a directory (a regular
-        file, a device, a symbolic link to one), else None (every existing ancestor is a
-        directory; some may be missing).
+        The nearest existing ancestor of ``path`` (a dangling symbolic link counts as
+        existing) when it is not a directory (a regular file, a device, a symbolic link to
+        one or to nothing), else None (every existing ancestor is a directory; some may be
+        missing). Describe it with :func:`not_a_directory`.
     """
     for ancestor in path.parents:
         if ancestor.exists():
             return None if ancestor.is_dir() else ancestor
+        if ancestor.is_symlink():  # dangling: exists() follows the link
+            return ancestor
     return None
+
+
+def not_a_directory(file: Path) -> str:
+    """What stands where a directory should be, for a message.
+
+    Args:
+        file: a path that exists (or is a dangling symbolic link) and is not a directory,
+            such as :func:`blocking_file` returns.
+
+    Returns:
+        ``'data' is not a directory (it is a file)``, ``'data' is a symbolic link to
+        '/nonexistent', which does not exist`` or ``'data' is not a directory`` (a device,
+        a socket...).
+    """
+    if file.is_symlink() and not file.exists():
+        return f"{str(file)!r} is a symbolic link to {str(file.readlink())!r}, which does not exist"
+    if file.is_file():
+        return f"{str(file)!r} is not a directory (it is a file)"
+    return f"{str(file)!r} is not a directory"
 
 
 def missing_directory(path: Path, purpose: str = "") -> str | None:
@@ -247,11 +271,37 @@ def missing_directory(path: Path, purpose: str = "") -> str | None:
     for_what = f" for {purpose}" if purpose else ""
     if (file := blocking_file(path)) is not None:
         # fresh10 #9: '/etc/passwd/x' was "the directory '/etc/passwd' does not exist".
-        return f"{str(file)!r} is not a directory: fix the path (nothing is created{for_what})"
+        return f"{not_a_directory(file)}: fix the path (nothing is created{for_what})"
     return (
         f"the directory {str(path.parent)!r} does not exist: create it or fix the path "
         f"(no directory is created{for_what})"
     )
+
+
+def content_directory(value: Path) -> Path:
+    """Validate ``TUTOR_CONTENT_DIR``: a directory that exists (the question packs').
+
+    The default ``content`` is let through even when missing: a command run outside the
+    checkout then says where to run from (exit 1, :func:`bot.cli.content.bank_not_found`);
+    any other value names the setting (exit 2, fresh12 #8: ``TUTOR_CONTENT_DIR=/nonexistent
+    tutor grade`` exited 1 without naming the command).
+
+    Args:
+        value: the path given.
+
+    Returns:
+        ``value``, unchanged.
+
+    Raises:
+        ValueError: ``the directory '/nonexistent' does not exist: ...``, or ``'x' is not a
+            directory (it is a file): ...`` (:func:`not_a_directory`).
+    """
+    if value == DEFAULT_CONTENT_DIR or value.is_dir():
+        return value
+    fix = "set it to the question packs' directory (the checkout's content/)"
+    if value.exists() or value.is_symlink():
+        raise ValueError(f"{not_a_directory(value)}: {fix}")
+    raise ValueError(f"the directory {str(value)!r} does not exist: {fix}")
 
 
 TUTOR_ENV: Final = SettingsConfigDict(
@@ -285,7 +335,8 @@ class TutorSettings(BaseSettings):
         sandbox_timeout_s: how long the bot waits for one sandbox run, in seconds.
         sandbox_startup_timeout_s: how long a ``local`` worker may take to start (it
             imports torch and forks its first jail), in seconds.
-        content_dir: the directory of question packs (``*.yaml``).
+        content_dir: the directory of question packs (``*.yaml``); a set one must exist
+            (:func:`content_directory`).
         log_level: the root log level, in any case (``debug`` is ``DEBUG``).
         drop_grace_minutes: a daily drop missed during downtime is still posted (late) when
             the bot is back within this many minutes of its scheduled time; later it is
@@ -336,15 +387,28 @@ class TutorSettings(BaseSettings):
                 f"{value} is a directory, not a progress database: give a file path "
                 f"such as {value / 'tutor.db'}"
             )
-        if value == DEFAULT_DATABASE_PATH or str(value) == ":memory:" or value.parent.is_dir():
+        if str(value) == ":memory:" or value.parent.is_dir():
             return value
-        if blocking_file(value) is not None:
+        if (file := blocking_file(value)) is not None:
+            if value == DEFAULT_DATABASE_PATH:
+                # fresh12 #4: `mkdir data` then crashed tutor play with a traceback.
+                raise ValueError(
+                    f"{value} (the default path) cannot be created: {not_a_directory(file)}: "
+                    "move it away, or use another file (--db, TUTOR_DATABASE_PATH)"
+                )
             raise ValueError(missing_directory(value, "the progress database"))
+        if value == DEFAULT_DATABASE_PATH:
+            return value
         raise ValueError(
             f"the directory {str(value.parent)!r} does not exist: create it or fix the path "
             f"(only the default {DEFAULT_DATABASE_PATH.parent}/ is created, so a mistyped "
             "path never starts a fresh, empty database)"
         )
+
+    @field_validator("content_dir")
+    @classmethod
+    def _content_directory_exists(cls, value: Path) -> Path:
+        return content_directory(value)
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -403,9 +467,15 @@ class ContentSettings(BaseSettings):
     bot``, yet never fail on a setting they do not use (a database path, a token).
 
     Attributes:
-        content_dir: the directory of question packs (``*.yaml``).
+        content_dir: the directory of question packs (``*.yaml``); a set one must exist
+            (:func:`content_directory`).
     """
 
     model_config = TUTOR_ENV
 
     content_dir: Path = Field(DEFAULT_CONTENT_DIR, description="Question packs.")
+
+    @field_validator("content_dir")
+    @classmethod
+    def _content_directory_exists(cls, value: Path) -> Path:
+        return content_directory(value)

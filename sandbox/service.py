@@ -30,7 +30,7 @@ import math
 import signal
 import sys
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
@@ -189,6 +189,26 @@ def build_app(
     return app
 
 
+def listening_on(host: str, addresses: list[Any]) -> str:
+    """The URL(s) a TCP site listens on, with the ports the OS bound.
+
+    ``--port 0`` asks the OS for any free port; the port asked for says nothing then, so
+    the bound one is read from the listening sockets (``AppRunner.addresses``: each
+    socket's ``getsockname()``).
+
+    Args:
+        host: the address asked for, shown as given (``127.0.0.1``, ``localhost``).
+        addresses: ``getsockname()`` of each listening socket: ``(host, port)`` for IPv4,
+            ``(host, port, flowinfo, scope_id)`` for IPv6.
+
+    Returns:
+        ``http://127.0.0.1:40203``; ``http://localhost:40203, http://localhost:40207``
+        when a name resolved to several sockets that got different ports.
+    """
+    ports = sorted({int(address[1]) for address in addresses if isinstance(address, tuple)})
+    return ", ".join(f"http://{host}:{port}" for port in ports)
+
+
 async def serve(
     worker: WorkerLike,
     max_request_bytes: int,
@@ -236,6 +256,8 @@ async def serve(
         raise SandboxError(f"cannot listen on {where}: {exc.strerror or exc}") from None
     if unix is not None:
         unix.chmod(0o660)  # noqa: ASYNC240 - local file op, microseconds
+    else:
+        where = listening_on(host, runner.addresses) or where  # fresh12 #6: port 0 said ":0"
     print(f"sandbox: listening on {where}", file=sys.stderr, flush=True)
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()

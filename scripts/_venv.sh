@@ -37,7 +37,10 @@ else
         exit 1
     fi
 fi
-if ! "$CHECK" -c 'import sys; raise SystemExit(sys.version_info < (3, 11))'; then
+# The probe must print a version, not only exit 0: /bin/true -c ... exits 0 too (fresh12 #5).
+PROBED="$("$CHECK" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true)"
+if ! [[ "$PROBED" =~ ^([0-9]+)\.([0-9]+)$ ]] \
+    || ((BASH_REMATCH[1] < 3 || (BASH_REMATCH[1] == 3 && BASH_REMATCH[2] < 11))); then
     VERSION="$(version_of "$CHECK")"
     if [ -n "$VERSION" ]; then VERSION="is $VERSION"; else VERSION="printed no version"; fi
     echo "autograd-tutor needs Python >= 3.11; $CHECK $VERSION." >&2
@@ -46,7 +49,15 @@ if ! "$CHECK" -c 'import sys; raise SystemExit(sys.version_info < (3, 11))'; the
 fi
 if [ ! -x "$VENV/bin/python" ]; then
     echo "==> creating $VENV" >&2
-    "$PYTHON" -m venv "$VENV" >&2
+    # Checked: under set -e a failed venv stopped here with only venv's own words, and one
+    # that "succeeded" without bin/activate ended in bash's "No such file or directory".
+    if ! "$PYTHON" -m venv "$VENV" >&2 || [ ! -f "$VENV/bin/activate" ]; then
+        echo "PYTHON=$PYTHON could not create a venv at $VENV ('$PYTHON -m venv' failed; Debian and Ubuntu need the python3-venv package): fix PYTHON, remove $VENV if it was left half-made, and run again." >&2
+        exit 1
+    fi
+elif [ ! -f "$VENV/bin/activate" ]; then
+    echo "$VENV is not a complete venv (it has no bin/activate): remove it and run again." >&2
+    exit 1
 fi
 # shellcheck disable=SC1091
 . "$VENV/bin/activate"

@@ -103,7 +103,7 @@ def test_creating_the_venv_writes_nothing_on_stdout(tmp_path: Path) -> None:
     stub = tmp_path / "python3"
     stub.write_text(
         "#!/usr/bin/env bash\n"
-        '[ "$1" = -c ] && exit 0\n'
+        '[ "$1" = -c ] && { echo 3.11; exit 0; }\n'
         'echo "venv tool chatter"; mkdir -p "$3/bin"; : > "$3/bin/activate"\n'
     )
     stub.chmod(0o755)
@@ -206,3 +206,45 @@ def test_a_program_that_is_not_python_is_named_by_the_first_line_of_its_version(
     assert done.stderr.splitlines()[0] == f"autograd-tutor needs Python >= 3.11; {stub} {said}"
     assert "Copyright" not in done.stderr
     assert not (tmp_path / "v").exists()
+
+
+def test_a_program_that_exits_0_without_printing_a_version_is_not_taken_for_python(
+    tmp_path: Path,
+) -> None:
+    # fresh12 #5: /bin/true -c ... exits 0, so the check passed and venv creation failed.
+    stub = tmp_path / "true"
+    stub.write_text("#!/usr/bin/env bash\nexit 0\n")
+    stub.chmod(0o755)
+    env = {"PATH": "/usr/bin:/bin", "PYTHON": str(stub), "VENV": str(tmp_path / "x" / ".venv")}
+    (tmp_path / "x").mkdir()
+    done = _source_venv_script(env)
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[0] == (
+        f"autograd-tutor needs Python >= 3.11; {stub} printed no version."
+    )
+    assert "No such file or directory" not in done.stderr
+    assert not (tmp_path / "x" / ".venv").exists()
+
+
+@pytest.mark.parametrize(
+    "make_venv",
+    [
+        'echo "Error: ensurepip is not available" >&2; exit 1',
+        'mkdir -p "$3/bin"; exit 0',  # "succeeds" without bin/activate
+    ],
+    ids=["venv-fails", "no-activate"],
+)
+def test_a_failed_venv_creation_is_one_line_naming_python(tmp_path: Path, make_venv: str) -> None:
+    stub = tmp_path / "python3"
+    stub.write_text(
+        f'#!/usr/bin/env bash\n[ "$1" = -c ] && {{ echo 3.11; exit 0; }}\n{make_venv}\n'
+    )
+    stub.chmod(0o755)
+    venv = tmp_path / "venv"
+    env = {"PATH": "/usr/bin:/bin", "PYTHON": str(stub), "VENV": str(venv)}
+    done = _source_venv_script(env)
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1].startswith(
+        f"PYTHON={stub} could not create a venv at {venv} ('{stub} -m venv' failed; "
+    )
+    assert "No such file or directory" not in done.stderr

@@ -77,7 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         The exit status: 0 on success, 1 when the command found problems, 2 on bad usage
         (argparse prints the subcommand's usage: ``tutor play --bogus`` shows play's, and
         ``tutor --bogus`` names the option rather than a missing command) or
-        a ``.env`` that cannot be used (:func:`bot.settings.check_env_file`). A ``TUTOR_*``
+        a ``.env`` that cannot be used (:func:`bot.settings.check_env_file`) or a bad
+        ``TUTOR_*`` setting the command reads (:class:`~bot.cli.settings_check.
+        SettingsRefused`, or the command's own check). A ``TUTOR_*``
         name in ``.env`` that no setting has is one warning line, never a stop
         (:func:`bot.settings.env_file_unknown_names`).
     """
@@ -90,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extra:
         args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
     tolerant_stdin(sys.stdin)
-    from bot.cli.settings_check import known_setting_names
+    from bot.cli.settings_check import SettingsRefused, known_setting_names
     from bot.settings import EnvFileError, check_env_file, env_file_unknown_names
 
     try:
@@ -102,6 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tutor {args.command}: warning: {warning}", file=sys.stderr)
     try:
         return int(args.handler(args))
+    except SettingsRefused:  # each problem was printed, naming the command and the setting
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

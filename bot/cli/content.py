@@ -32,12 +32,25 @@ def _add_item_filter(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def configured_content() -> Path:
+def configured_content(prog: str) -> Path:
     """The packs' directory the front ends load: ``TUTOR_CONTENT_DIR`` (environment, then
-    ``.env``), else ``content/``; the default of every command that reads packs."""
+    ``.env``), else ``content/``; the default of every command that reads packs.
+
+    Args:
+        prog: the command, named before a bad value (``tutor grade``).
+
+    Raises:
+        SettingsRefused: ``TUTOR_CONTENT_DIR`` is set to a path that is not a directory,
+            after one line ``tutor grade: TUTOR_CONTENT_DIR: the directory '/x' does not
+            exist: ...`` on stderr (:func:`bot.cli.main` exits 2 on it).
+    """
+    from bot.cli.settings_check import SettingsRefused, read_settings
     from bot.settings import ContentSettings
 
-    return ContentSettings().content_dir
+    settings = read_settings(ContentSettings, prog)
+    if settings is None:
+        raise SettingsRefused(prog)
+    return settings.content_dir
 
 
 def bank_not_found(content: Path) -> str | None:
@@ -184,7 +197,7 @@ def register(sub: Any) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Validate packs; print every problem as ``file:line:col: ITEM.field: message``."""
-    paths = args.paths or [configured_content()]
+    paths = args.paths or [configured_content("tutor content check")]
     if report_missing_banks(paths):
         return 1
     try:
@@ -209,7 +222,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     local sandbox that did not start (with its last log lines); 2 on an unknown item id
     or, with ``--runner sandbox``, a bad ``TUTOR_SANDBOX_*`` value (one line each).
     """
-    paths = args.paths or [configured_content()]
+    paths = args.paths or [configured_content("tutor content verify")]
     bank = load_bank_or_report(paths)
     if bank is None:
         return 1
@@ -310,7 +323,7 @@ def print_sample_report(report: SampleReport, quiet: bool = False) -> None:
 
 def cmd_test(args: argparse.Namespace) -> int:
     """Grade every item's samples; exit 1 below the accuracy gate or on incorrect-as-correct."""
-    paths = args.paths or [configured_content()]
+    paths = args.paths or [configured_content("tutor content test")]
     bank = load_bank_or_report(paths)
     if bank is None:
         return 1
@@ -355,7 +368,7 @@ def print_eval_report(report: EvalReport, numbers_only: bool = False) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Grade a marked JSONL file and print how the grader fared; exit 1 below the targets."""
-    bank = load_bank_or_report(args.content or [configured_content()])
+    bank = load_bank_or_report(args.content or [configured_content("tutor content eval")])
     if bank is None:
         return 1
     try:
@@ -388,7 +401,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
     from bot.cli.files import new_file_problem
     from bot.files import write_text_atomically
 
-    output = args.output or configured_content() / SCHEMA_NAME
+    output = args.output or configured_content("tutor content schema") / SCHEMA_NAME
     flag = "--output " if args.output is not None else ""
     if problem := new_file_problem(output):
         print(f"tutor content schema: {flag}{output}: {problem}", file=sys.stderr)

@@ -143,7 +143,10 @@ def register(sub: Any) -> None:
         "stderr, for other kinds)",
     )
     grade.add_argument(
-        "--jsonl", action="store_true", help="read JSON lines on stdin, write results as JSON"
+        "--jsonl",
+        action="store_true",
+        help='read JSON lines on stdin ({"item_id": "TF3", "verdict": false, "text": "..."}; '
+        "verdict is a JSON boolean, true or false, or null), write results as JSON",
     )
     grade.add_argument(
         "--content", action="append", type=Path, default=None, metavar="PATH",
@@ -263,7 +266,7 @@ def grade_lines(grader: Grader, lines: Iterable[str | bytes], out: TextIO) -> in
 
 def cmd_grade(args: argparse.Namespace) -> int:
     """Grade JSON lines from stdin, or one answer given on the command line."""
-    bank = load_bank_or_report(args.content or [configured_content()])
+    bank = load_bank_or_report(args.content or [configured_content("tutor grade")])
     if bank is None:
         return 1
     grader = Grader(bank)

@@ -89,7 +89,10 @@ def register(sub: Any) -> None:
     where.add_argument("--unix", type=Path, default=None, metavar="PATH", help="Unix socket path")
     where.add_argument("--host", default="127.0.0.1", help="TCP address (default 127.0.0.1)")
     serve.add_argument(
-        "--port", type=tcp_port, default=8060, help="TCP port, 0-65535 (default 8060)"
+        "--port",
+        type=tcp_port,
+        default=8060,
+        help="TCP port, 0-65535 (default 8060; 0: any free port, printed on stderr)",
     )
     for field, what in (("concurrency", "jobs at once"), ("queue", "jobs that may wait")):
         # range and default from the settings class, so flag and variable cannot drift
@@ -113,9 +116,11 @@ def register(sub: Any) -> None:
         help="run one snippet file and print its result",
         epilog="exit status: 0 ran to its end with exit code 0; "
         + "; ".join(f"{code} {how}" for how, code in RUN_EXIT_STATUS.items() if code)
-        + "; 1 the sandbox failed, or the --graph-png picture could not be drawn after the "
-        "run; 2 the input (the file, the --graph-png path) or a setting was refused, before "
-        "anything ran. TUTOR_SANDBOX_CACHE_PATH is not read: one run keeps no cache.",
+        + "; 1 the sandbox failed, or the snippet ran cleanly but its --graph-png picture "
+        "could not be drawn (no PNG is written when it leaves no autograd graph; a snippet "
+        "that did not end cleanly keeps its own 3-10); 2 the input (the file, the "
+        "--graph-png path) or a setting was refused, before anything ran. "
+        "TUTOR_SANDBOX_CACHE_PATH is not read: one run keeps no cache.",
     )
     run.add_argument("file", type=Path, help="the snippet (Python source)")
     run.add_argument("--json", action="store_true", help="print the RunResult as JSON")
@@ -367,7 +372,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     ``--graph-png`` path (:func:`graph_png_problem`: a missing directory, not ``.png``, an
     existing file; no directory is ever created, as in ``tutor play``'s ``graph DIR``) or a
     ``TUTOR_SANDBOX_*`` value or flag (one line each, naming it); 1 when the sandbox failed
-    or the graph asked for with ``--graph-png`` could not be drawn after the run.
+    or a snippet that ran cleanly has no ``--graph-png`` picture (no graph, an empty one:
+    no PNG is written; :func:`save_graph_png_status`). A snippet's own 3-10 always wins.
 
     ``TUTOR_SANDBOX_CACHE_PATH`` is not read: one run keeps no result cache, so a bad
     value does not stop it.
@@ -435,8 +441,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(result.model_dump_json())
     else:
         show_run(result, sys.stdout, sys.stderr)
-    if args.graph_png is not None and _save_graph(result, args.graph_png, args.file.name):
-        return 1
+    if args.graph_png is not None:
+        return save_graph_png_status(result, args.graph_png, args.file.name, sys.stderr)
     return run_exit_status(result)
 
 
@@ -502,20 +508,45 @@ def show_run(result: Any, out: TextIO, err: TextIO) -> None:
     err.flush()
 
 
-def _save_graph(result: Any, path: Path, title: str) -> int:
-    """Draw ``result.graph`` into ``path``; 1 with a message when there is none to draw."""
+def save_graph_png_status(result: Any, path: Path, title: str, err: TextIO) -> int:
+    """Draw ``result.graph`` into ``path`` for ``--graph-png``, and give the command's exit
+    status.
+
+    The run's own status wins (fresh12 #7: a timed-out snippet exited 1, not 4): a snippet
+    that did not end cleanly keeps its 3-10 whatever happens to the picture. No PNG is
+    written when there is nothing to draw (no graph, or one without a node: an empty "0
+    nodes" picture was written before), and one line on ``err`` says why.
+
+    Args:
+        result: the :class:`~sandbox.protocol.RunResult` of a run asked for its graph.
+        path: the PNG file, already checked by :func:`graph_png_problem`.
+        title: the picture's title (the snippet's file name).
+        err: where the note goes (``sys.stderr``).
+
+    Returns:
+        :func:`run_exit_status` of ``result`` when it is not 0; else 0 when the picture was
+        written, 1 when it could not be (no graph, an empty one, no renderer, a write error):
+        the ``1`` of ``tutor sandbox run --help``.
+    """
     from sandbox.graph_render import RendererUnavailable, save_graph_png
 
-    if result.graph is None:
-        print(f"no graph: {result.graph_error}", file=sys.stderr)
-        return 1
+    status = run_exit_status(result)
+    graph = result.graph
+    if graph is None or graph.empty:
+        why = (
+            result.graph_error or "the sandbox returned none"
+            if graph is None
+            else "the snippet leaves no tensor with autograd history: nothing to draw"
+        )
+        print(f"no graph picture ({path} not written): {why}", file=err)
+        return status or 1
     try:
-        save_graph_png(result.graph, path, title=title)
+        save_graph_png(graph, path, title=title)
     except RendererUnavailable as exc:
-        print(f"{path}: {exc}", file=sys.stderr)
-        return 1
+        print(f"{path}: {exc}", file=err)
+        return status or 1
     except OSError as exc:
-        print(f"{path}: cannot write the picture: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    print(f"graph: {len(result.graph.nodes)} nodes drawn in {path}", file=sys.stderr)
-    return 0
+        print(f"{path}: cannot write the picture: {exc.strerror or exc}", file=err)
+        return status or 1
+    print(f"graph: {len(graph.nodes)} nodes drawn in {path}", file=err)
+    return status

@@ -30,6 +30,11 @@ SETTINGS_READ: Final[dict[str, str]] = {
 value of a setting a command does not read does not stop it."""
 
 
+class SettingsRefused(Exception):
+    """A command's settings were refused and each problem already printed (one line each,
+    naming the command and the variable): :func:`bot.cli.main` exits 2 on it."""
+
+
 def settings_problems(
     exc: ValidationError,
     given: Mapping[str, Any],

@@ -95,14 +95,13 @@ def render_text(stats: LearnerStats) -> str:
     return "\n".join(lines)
 
 
-def _concept_descriptions() -> dict[str, str]:
-    """The configured bank's concept words; none (so no concept is shown) when it cannot
-    be loaded, after one line on stderr saying why the "to work on" section is missing
-    (``tutor content check`` lists every problem of a broken bank)."""
-    from bot.cli.content import bank_not_found, configured_content
+def _concept_descriptions(content: Path) -> dict[str, str]:
+    """The concept words of the bank at ``content``; none (so no concept is shown) when it
+    cannot be loaded, after one line on stderr saying why the "to work on" section is
+    missing (``tutor content check`` lists every problem of a broken bank)."""
+    from bot.cli.content import bank_not_found
     from bot.content.loader import ContentErrors, load_bank
 
-    content = configured_content()
     try:
         return load_bank([content]).concept_descriptions()
     except ContentErrors as exc:
@@ -114,7 +113,9 @@ def _concept_descriptions() -> dict[str, str]:
         return {}
 
 
-async def _read(settings: ProgressSettings, learner_id: int, guild_id: int | None) -> LearnerStats:
+async def _read(
+    settings: ProgressSettings, learner_id: int, guild_id: int | None, content: Path
+) -> LearnerStats:
     from bot.progress.stats import describe_concepts
     from bot.progress.store import ProgressStore
 
@@ -126,16 +127,16 @@ async def _read(settings: ProgressSettings, learner_id: int, guild_id: int | Non
                 file=sys.stderr,
             )
         stats = await store.learner_stats(learner_id, guild_id=guild_id)
-    return describe_concepts(stats, _concept_descriptions())
+    return describe_concepts(stats, _concept_descriptions(content))
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
     """Print the learner's stats; exit 1 when the database is missing or unreadable, 2 on a
-    bad ``TUTOR_*`` database setting (one line each, naming the variable, as ``tutor play``
-    and ``tutor health`` do)."""
+    bad ``TUTOR_*`` database setting or ``TUTOR_CONTENT_DIR`` (one line each, naming the
+    variable, as ``tutor play`` and ``tutor health`` do)."""
     from bot.cli.settings_check import read_settings
     from bot.progress.settings import ProgressSettings
-    from bot.settings import blocking_file
+    from bot.settings import blocking_file, not_a_directory
 
     overrides = {"database_path": args.db} if args.db is not None else {}
     settings = read_settings(
@@ -143,6 +144,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     )
     if settings is None:
         return 2
+    from bot.cli.content import configured_content
+
+    content = configured_content("tutor stats")  # a bad TUTOR_CONTENT_DIR: exit 2, first
     path = settings.database_path
     source = (
         "--db"
@@ -159,7 +163,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if not path.is_file():
         missing = ""
         if (file := blocking_file(path)) is not None:
-            missing = f": {str(file)!r} is not a directory"
+            missing = f": {not_a_directory(file)}"
         elif not path.parent.is_dir():
             missing = f": the directory {str(path.parent)!r} does not exist"
         print(
@@ -170,7 +174,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from bot.progress.schema import StoreRefused
 
     try:
-        stats = asyncio.run(_read(settings, args.learner, args.guild))
+        stats = asyncio.run(_read(settings, args.learner, args.guild, content))
     except StoreRefused as exc:
         print(f"tutor stats: {exc}", file=sys.stderr)  # it names the file and what to do
         return 1

@@ -896,7 +896,10 @@ class Matcher:
             if any(s <= start and end <= e and (s, e) != (start, end) for (s, e, _, _), _ in found):
                 continue
             if conditional and not conditional.isdisjoint(span[3]):
-                hits.conditional.append(span)
+                # the pattern's own polarity travels with the span: a deny pattern that runs
+                # into a condition ("None even if it affects the loss") must not read as
+                # the affirmed belief (scoring.misconception_found)
+                hits.conditional.append((start, end, span[2] ^ FLIPPED, span[3]) if flip else span)
             elif self.negation.negated(span[3]) != (bool(span[2] & FLIPPED) != flip):
                 hits.negated.append(span)
             else:

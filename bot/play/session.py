@@ -57,6 +57,7 @@ from bot.play.protocol import (
 from bot.progress.models import LearnerStats
 from bot.progress.stats import describe_concepts
 from bot.services import Services
+from bot.settings import blocking_file, not_a_directory
 from sandbox.errors import SandboxError, SandboxRejected
 
 log = logging.getLogger(__name__)
@@ -448,6 +449,12 @@ class PlaySession:
         item = self.last_revealed
         if item is None:
             return _error("no_question", "no snippet revealed yet: answer a question first")
+        # the picture's own path: a file at `directory` itself blocks as one above it does
+        if (file := blocking_file(directory / "graph.png")) is not None:  # a few stats
+            return _error(
+                "graph_unavailable",
+                f"cannot write the picture under {directory}: {not_a_directory(file)}",
+            )
         if not directory.is_dir() and not directory.parent.is_dir():  # noqa: ASYNC240 - two stats, microseconds
             return _error(
                 "graph_unavailable",
@@ -459,7 +466,8 @@ class PlaySession:
         try:
             path = await saver(item, directory)
         except OSError as exc:
-            return _error("graph_unavailable", f"cannot write under {directory}: {exc}")
+            why = exc.strerror or type(exc).__name__  # not "[Errno 13] ..." (fresh12 #8)
+            return _error("graph_unavailable", f"cannot write under {directory}: {why}")
         except quiz.NoGraph as exc:
             return _error("graph_unavailable", f"no graph of {item.id}: {exc.reason}")
         except SandboxRejected as exc:

@@ -141,3 +141,12 @@ def test_outside_the_checkout_the_missing_bank_is_named_with_the_fix(
     err = capsys.readouterr().err
     assert f"the question bank content ({tmp_path}/content) does not exist" in err
     assert "TUTOR_CONTENT_DIR" in err
+
+
+def test_the_jsonl_help_says_verdict_is_a_json_boolean(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["grade", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "verdict is a JSON boolean, true or false, or null" in help_text

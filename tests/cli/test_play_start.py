@@ -60,3 +60,36 @@ def test_play_calls_a_directory_given_as_db_a_directory(
     monkeypatch.setenv("TUTOR_CONTENT_DIR", str(CONTENT))
     assert main(["play", "--script", "--sandbox", "off", "--db", str(tmp_path)]) == 2
     assert f"tutor play: --db: {tmp_path} is a directory" in capsys.readouterr().err
+
+
+@pytest.mark.usefixtures("quiet_play")
+@pytest.mark.parametrize("db", [[], ["--db", "data/tutor.db"]], ids=["default", "--db"])
+def test_play_names_a_file_standing_where_the_default_data_directory_goes(
+    db: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", str(CONTENT))
+    (tmp_path / "data").write_text("x")
+    assert main(["play", "--script", "--sandbox", "off", *db]) == 2
+    err = capsys.readouterr().err
+    assert "'data' is not a directory (it is a file)" in err
+    assert len(err.splitlines()) == 1
+    assert (tmp_path / "data").read_text() == "x"
+
+
+@pytest.mark.usefixtures("quiet_play")
+def test_play_names_a_dangling_symlink_standing_where_the_data_directory_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", str(CONTENT))
+    (tmp_path / "data").symlink_to(tmp_path / "gone")
+    assert main(["play", "--script", "--sandbox", "off"]) == 2
+    assert (
+        f"'data' is a symbolic link to {str(tmp_path / 'gone')!r}, which does not exist"
+        in capsys.readouterr().err
+    )
+    assert not (tmp_path / "gone").exists()

@@ -94,3 +94,78 @@ def test_saving_a_picture_never_overwrites_an_existing_file(tmp_path: Path) -> N
     with pytest.raises(FileExistsError):
         save_graph_png(ec7_like(with_cut=True), target)
     assert target.read_bytes() == b"keep me"
+
+
+def _graph_run(
+    graph: object = None, graph_error: str | None = None, **outcome: object
+) -> RunResult:
+    return RunResult.from_outcome(
+        JobOutcome(**outcome),  # type: ignore[arg-type]
+        Limits(),
+        "namespaces",
+        "2.13.0",
+        graph=graph,  # type: ignore[arg-type]
+        graph_error=graph_error,
+    )
+
+
+def test_a_timed_out_run_keeps_its_timeout_status_under_graph_png(tmp_path: Path) -> None:
+    from bot.cli.sandbox import save_graph_png_status
+
+    result = _graph_run(
+        graph_error="the job ended before its graph was read",
+        exit_code=None,
+        signal=9,
+        timed_out=True,
+    )
+    err = io.StringIO()
+    assert save_graph_png_status(result, tmp_path / "g.png", "loop.py", err) == 4
+    assert not (tmp_path / "g.png").exists()
+    assert "the job ended before its graph was read" in err.getvalue()
+
+
+def test_a_run_that_exits_non_zero_with_an_empty_graph_keeps_3_and_writes_no_png(
+    tmp_path: Path,
+) -> None:
+    from bot.cli.sandbox import save_graph_png_status
+    from sandbox.protocol import AutogradGraph
+
+    result = _graph_run(graph=AutogradGraph(), exit_code=3)
+    assert save_graph_png_status(result, tmp_path / "g.png", "exit3.py", io.StringIO()) == 3
+    assert not (tmp_path / "g.png").exists()
+
+
+def test_a_clean_run_without_autograd_history_writes_no_png_and_exits_1(tmp_path: Path) -> None:
+    from bot.cli.sandbox import save_graph_png_status
+    from sandbox.protocol import AutogradGraph
+
+    result = _graph_run(graph=AutogradGraph(untracked=["x"]), exit_code=0)
+    err = io.StringIO()
+    assert save_graph_png_status(result, tmp_path / "g.png", "plain.py", err) == 1
+    assert not (tmp_path / "g.png").exists()
+    assert err.getvalue() == (
+        f"no graph picture ({tmp_path / 'g.png'} not written): the snippet leaves no tensor "
+        "with autograd history: nothing to draw\n"
+    )
+
+
+def test_a_clean_run_with_a_graph_draws_it_and_exits_0(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from bot.cli.sandbox import save_graph_png_status
+    from tests.sandbox.test_graph_render import ec7_like
+
+    result = _graph_run(graph=ec7_like(with_cut=True), exit_code=0)
+    assert save_graph_png_status(result, tmp_path / "g.png", "ok.py", io.StringIO()) == 0
+    assert (tmp_path / "g.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_run_help_says_no_png_is_written_without_a_graph(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from bot.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["sandbox", "run", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "no PNG is written when it leaves no autograd graph" in help_text
+    assert "keeps its own 3-10" in help_text

@@ -100,3 +100,49 @@ def test_a_bad_sandbox_address_is_named_without_pydantics_value_error_prefix(
     assert capsys.readouterr().err.startswith(
         "tutor play: TUTOR_SANDBOX_ADDRESS: sandbox_address must be local,"
     )
+
+
+@pytest.mark.parametrize(
+    ("prog", "args"),
+    [
+        ("tutor grade", ["grade", "TF3", "--verdict", "false", "--text", "they add up"]),
+        ("tutor grade", ["grade", "--jsonl"]),
+        ("tutor content check", ["content", "check"]),
+        ("tutor content schema", ["content", "schema"]),
+        ("tutor stats", ["stats", "--learner", "1"]),
+        ("tutor play", ["play", "--script", "--sandbox", "off"]),
+    ],
+)
+def test_a_content_dir_that_does_not_exist_stops_each_command_naming_it_with_exit_2(
+    prog: str,
+    args: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # fresh12 #8: tutor grade exited 1, without its name, as for a bank that is broken
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", "/nonexistent")
+    assert main(args) == 2
+    assert capsys.readouterr().err == (
+        f"{prog}: TUTOR_CONTENT_DIR: the directory '/nonexistent' does not exist: set it to "
+        "the question packs' directory (the checkout's content/)\n"
+    )
+
+
+def test_a_content_dir_that_is_a_file_is_refused_as_not_a_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "packs").write_text("")
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", str(tmp_path / "packs"))
+    assert main(["grade", "TF3", "--text", "x"]) == 2
+    assert (
+        f"tutor grade: TUTOR_CONTENT_DIR: {str(tmp_path / 'packs')!r} is not a directory"
+        in capsys.readouterr().err
+    )
+
+
+def test_content_paths_given_as_arguments_do_not_read_the_content_dir(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", "/nonexistent")
+    assert main(["content", "check", str(CONTENT)]) == 0
+    assert capsys.readouterr().out.startswith("ok: ")

@@ -92,3 +92,23 @@ def test_a_misconception_inside_a_condition_or_across_so_is_not_a_belief(
     result = graded(tf1, text)
     assert result.misconceptions == []
     assert result.label is Label.CORRECT
+
+
+def test_a_deny_pattern_running_into_a_condition_keeps_its_polarity() -> None:
+    # dev15 (EC2): "... keeps grad None even if it affects the loss" is spelled by a deny
+    # pattern of the misconception; its span runs into the "if" clause, and used to be
+    # counted as the affirmed belief there (marked correct, graded incorrect).
+    patterns = (
+        '[{seq: "grads|grad stay|kept even if|though eval*", gap: 2, polarity: deny},\n'
+        '                     {near: ["grads|grad", "eval*"], within: 6}]'
+    )
+    start = PACK.index("          patterns: [{seq:")
+    end = PACK.index("          cap: 0.3")
+    pack = PACK[:start] + f"          patterns: {patterns}\n" + PACK[end:]
+    item = parse_pack(pack, "conditions.yaml").items[0]
+    text = "False, it only switches dropout mode; the grads stay even if eval is called"
+    assert graded(item, text).misconceptions == []
+    assert (
+        "eval-clears"
+        in graded(item, "False, dropout mode, and eval resets the grads").misconceptions
+    )

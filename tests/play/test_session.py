@@ -335,6 +335,27 @@ async def test_graph_into_a_directory_whose_parent_is_missing_is_refused_not_cre
     assert not (tmp_path / "no").exists()
 
 
+async def test_graph_into_a_file_says_it_is_not_a_directory(
+    session: PlaySession, tmp_path: Path
+) -> None:
+    await _answer_tf3(session)
+    (tmp_path / "README").write_text("x")
+    error = _error(await session.handle(Graph(directory=tmp_path / "README")))
+    assert error.message == (
+        f"cannot write the picture under {tmp_path / 'README'}: "
+        f"{str(tmp_path / 'README')!r} is not a directory (it is a file)"
+    )
+
+
+async def test_graph_under_a_file_names_the_file_not_a_missing_directory(
+    session: PlaySession, tmp_path: Path
+) -> None:
+    await _answer_tf3(session)
+    (tmp_path / "README").write_text("x")
+    error = _error(await session.handle(Graph(directory=tmp_path / "README" / "pictures")))
+    assert f"{str(tmp_path / 'README')!r} is not a directory (it is a file)" in error.message
+
+
 async def test_graph_with_the_sandbox_down_says_it_is_unavailable(
     session: PlaySession, runner: FakeSandboxRunner, tmp_path: Path
 ) -> None:

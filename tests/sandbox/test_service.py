@@ -149,3 +149,40 @@ async def test_a_run_answer_carries_its_hops_as_server_timing(client: SandboxCli
     async with session.post(client.base_url + "/run", data=b'{"code": "1"}') as response:
         timing = ServerTiming.parse(response.headers["Server-Timing"])
     assert [p.name for p in timing.phases] == ["parse", "respond"]
+
+
+async def test_serve_on_port_0_prints_the_port_the_os_bound(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+    import re
+    import socket
+    from concurrent.futures import ThreadPoolExecutor
+
+    import sandbox.service
+    from sandbox.graph_pictures import GraphPictures
+    from sandbox.service import serve
+
+    monkeypatch.setattr(
+        sandbox.service,
+        "GraphPictures",
+        lambda: GraphPictures(executor=lambda: ThreadPoolExecutor(1)),
+    )
+    stop = asyncio.Event()
+    task = asyncio.create_task(serve(FakeWorker(), 128 * 1024, port=0, stop=stop))
+    err = ""
+    for _ in range(500):
+        err += capsys.readouterr().err
+        if "listening" in err:
+            break
+        await asyncio.sleep(0.01)
+    match = re.fullmatch(r"sandbox: listening on http://127\.0\.0\.1:(\d+)\n", err)
+    try:
+        assert match is not None, err
+        port = int(match.group(1))
+        assert port != 0
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass  # the printed port is the one served
+    finally:
+        stop.set()
+        await task
