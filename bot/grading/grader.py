@@ -416,7 +416,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         and not hit
         and not contradicted
         and not found
-        and not (stuffing or gist or gesture or restatement or dismissal)
+        and not (stuffing or gist or gesture or restatement or dismissal or ignorance)
         and len(stream) - reading.end >= UNRECOGNISED_REASON_MIN_TOKENS
     )
     praised = hit
