@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from bot.grading.lexicon import stem
-from bot.grading.negation import FUNCTION_WORDS, ONLY_IF, said_of_another
+from bot.grading.negation import FUNCTION_WORDS, ONLY_IF, TERMINATORS, said_of_another
 from bot.grading.sentences import (
     INVERTED,
     LINKING_WORDS,
@@ -94,6 +94,9 @@ as the whole reasoning with fillers: "the forward pass" holds a content word."""
 IGNORANCE_MAX_TOKENS: Final = 16
 """A reasoning longer than this says more than "I don't know" (the longest on the marked
 sets, "idk it is kinda a trap tbh", has 8 tokens)."""
+
+_WH_OBJECTS: Final = frozenset({"how", "what", "why", "which", "where", "whether"})
+"""Words that open what an "I don't know" phrase is about ("idk how grad works")."""
 
 FILLERS: Final = frozenset(
     {"lol", "lmao", "haha", "tbh", "honestly", "sorry", "why", "exactly", "really", "man",
@@ -417,6 +420,24 @@ def ignorance_only(stream: TokenStream, start: int) -> bool:
     if not found:
         return False
     covered = {i for where in found for i in where}
+    surf, brk, sent = stream.surf, stream.brk, stream.sent
+    for where in found:
+        # "I forget how grad works", "no idea what inference_mode is": the wh-clause names
+        # what the learner does not know, up to a clause break or a word that starts a new
+        # clause ("not sure why but grads accumulate" claims something after "but")
+        i = where.stop
+        if i < len(surf) and surf[i] in _WH_OBJECTS:
+            covered.add(i)
+            i += 1
+            while (
+                i < len(surf)
+                and sent[i] == sent[where.start]
+                and not brk[i]
+                and surf[i] not in TERMINATORS
+                and surf[i] != "and"
+            ):
+                covered.add(i)
+                i += 1
     for i in range(start, len(stream)):
         if i in covered:
             continue

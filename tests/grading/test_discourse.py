@@ -503,6 +503,16 @@ def test_an_answer_that_also_says_something_is_not_ignorance() -> None:
     assert not ignorance_only(_stream("dunno, it trusts the backward"), 0)
 
 
+@pytest.mark.parametrize("text", ["idk how grad works", "no idea what backward does lol"])
+def test_what_the_learner_does_not_know_is_part_of_the_ignorance(text: str) -> None:
+    assert ignorance_only(_stream(text), 0)
+
+
+@pytest.mark.parametrize("text", ["not sure why but grads accumulate", "idk why, it accumulates"])
+def test_a_claim_after_the_wh_clause_is_not_ignorance(text: str) -> None:
+    assert not ignorance_only(_stream(text), 0)
+
+
 @pytest.mark.parametrize("text", ["the forward pass", "skip the graph", "a guess at the shape"])
 def test_pass_skip_and_guess_beside_a_content_word_are_not_ignorance(text: str) -> None:
     assert not ignorance_only(_stream(text), 0)
