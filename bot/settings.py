@@ -17,9 +17,9 @@ import io
 from collections.abc import Collection, Mapping
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.progress.options import DEFAULT_BUSY_TIMEOUT_S, Synchronous
@@ -304,6 +304,10 @@ def content_directory(value: Path) -> Path:
     raise ValueError(f"the directory {str(value)!r} does not exist: {fix}")
 
 
+ContentDir = Annotated[Path, AfterValidator(content_directory)]
+"""The type of ``content_dir`` in every settings class that reads it: one validator
+(:func:`content_directory`) for ``TutorSettings`` and ``ContentSettings``."""
+
 TUTOR_ENV: Final = SettingsConfigDict(
     env_prefix="TUTOR_",
     env_file=ENV_FILE,
@@ -365,7 +369,7 @@ class TutorSettings(BaseSettings):
     sandbox_startup_timeout_s: float = Field(
         180.0, gt=0, le=1800, description="Seconds a local worker may take to start."
     )
-    content_dir: Path = Field(DEFAULT_CONTENT_DIR, description="Question packs.")
+    content_dir: ContentDir = Field(DEFAULT_CONTENT_DIR, description="Question packs.")
     log_level: LogLevel = "INFO"
     drop_grace_minutes: int = Field(180, ge=0, le=24 * 60, description="Late-post window.")
     drop_tick_s: float = Field(30.0, ge=1, le=600, description="Scheduler period.")
@@ -404,11 +408,6 @@ class TutorSettings(BaseSettings):
             f"(only the default {DEFAULT_DATABASE_PATH.parent}/ is created, so a mistyped "
             "path never starts a fresh, empty database)"
         )
-
-    @field_validator("content_dir")
-    @classmethod
-    def _content_directory_exists(cls, value: Path) -> Path:
-        return content_directory(value)
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -473,9 +472,4 @@ class ContentSettings(BaseSettings):
 
     model_config = TUTOR_ENV
 
-    content_dir: Path = Field(DEFAULT_CONTENT_DIR, description="Question packs.")
-
-    @field_validator("content_dir")
-    @classmethod
-    def _content_directory_exists(cls, value: Path) -> Path:
-        return content_directory(value)
+    content_dir: ContentDir = Field(DEFAULT_CONTENT_DIR, description="Question packs.")
