@@ -114,6 +114,12 @@ FLOORS: dict[str, Floor] = {
     "eval22/test10.jsonl": Floor(
         agreement=0.91, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
+    # held-out set 11, written blind in stop 17; graded (numbers only) on the stop's starting
+    # commit (e308bcc) at 446/500 = 89.2%, 3/200 = 1.5%, 3/82 = 3.7%: the first blind set
+    # since stop 12 to land under the agreement target at first read
+    "eval25/test11.jsonl": Floor(
+        agreement=0.88, incorrect_as_correct=0.02, opposite_as_correct=0.05
+    ),
 }
 
 reports: dict[str, EvalReport] = {}
