@@ -397,7 +397,7 @@ class TutorSettings(BaseSettings):
             if value == DEFAULT_DATABASE_PATH:
                 # fresh12 #4: `mkdir data` then crashed tutor play with a traceback.
                 raise ValueError(
-                    f"{value} (the default path) cannot be created: {not_a_directory(file)}: "
+                    f"{value} cannot be created: {not_a_directory(file)}: "
                     "move it away, or use another file (--db, TUTOR_DATABASE_PATH)"
                 )
             raise ValueError(missing_directory(value, "the progress database"))

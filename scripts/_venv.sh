@@ -42,7 +42,12 @@ PROBED="$("$CHECK" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev
 if ! [[ "$PROBED" =~ ^([0-9]+)\.([0-9]+)$ ]] \
     || ((BASH_REMATCH[1] < 3 || (BASH_REMATCH[1] == 3 && BASH_REMATCH[2] < 11))); then
     VERSION="$(version_of "$CHECK")"
-    if [ -n "$VERSION" ]; then VERSION="is $VERSION"; else VERSION="printed no version"; fi
+    # fresh14 #5: "/bin/true is true (GNU coreutils) 9.1" read as if that were a Python version
+    case "$VERSION" in
+        "") VERSION="printed no version" ;;
+        Python*) VERSION="is $VERSION" ;;
+        *) VERSION="is not Python (its --version says: $VERSION)" ;;
+    esac
     echo "autograd-tutor needs Python >= 3.11; $CHECK $VERSION." >&2
     echo "Set PYTHON=/path/to/python3.11 (and remove $VENV if it was made with another) and run again." >&2
     exit 1

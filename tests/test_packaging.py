@@ -192,7 +192,11 @@ def test_a_venv_under_a_file_is_refused_as_not_a_directory(tmp_path: Path) -> No
     ("version", "said"),
     [
         # fresh10 #6: PYTHON=/usr/bin/false pasted all 7 lines of GNU false's --version
-        ("false (GNU coreutils) 9.1\nCopyright\nLicense\n", "is false (GNU coreutils) 9.1."),
+        (
+            "false (GNU coreutils) 9.1\nCopyright\nLicense\n",
+            "is not Python (its --version says: false (GNU coreutils) 9.1).",
+        ),
+        ("Python 3.9.2\n", "is Python 3.9.2."),
         ("", "printed no version."),
     ],
 )
