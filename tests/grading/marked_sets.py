@@ -102,6 +102,7 @@ MARKED_SETS: Final = (
     MarkedSet("eval24/dev15.jsonl", "core", 464, held_out=False, min_opposite=2),
     MarkedSet("eval25/test11.jsonl", "all", 500, held_out=True, min_opposite=1),
     MarkedSet("eval26/dev16.jsonl", "core", 442, held_out=False, min_opposite=2),
+    MarkedSet("eval27/dev17.jsonl", "all", 500, held_out=False, min_opposite=1),
 )
 """Every marked set, tuning and held-out."""
 
