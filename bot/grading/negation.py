@@ -269,6 +269,11 @@ ATTRIBUTION_DENIALS: Final = frozenset(
 )  # fmt: skip
 """Words that reject an attributed belief right after it ("...; it doesn't", ", but no")."""
 
+_CLAUSE_OPENERS: Final = SUBJECTS | ATTRIBUTION_DENIALS | TERMINATORS | {"that"}
+"""Words that, after punctuation, start the clause that follows a reported belief ("...;
+it doesn't", ", which is wrong"); other punctuation ("gradient=torch.tensor(1.)") does not
+end it."""
+
 ATTRIBUTION_DENIAL_REACH: Final = 4
 """Words after an attributed belief in which its rejection must start. Every answer of stop
 17's tuning sets that reports a belief to reject it does so within 3 ("; it doesn't", "but")."""
@@ -976,8 +981,8 @@ def _attributed(stream: TokenStream, result: Negation) -> None:
             j < n
             and j - region_start < RETRACTED_WINDOW
             and sent[j] == sent[k]
-            and (j == region_start or not brk[j])
             and surf[j] not in _CONTRASTS
+            and not (j > region_start and brk[j] and surf[j] in _CLAUSE_OPENERS)
         ):
             j += 1
         if j == region_start:
