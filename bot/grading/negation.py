@@ -971,7 +971,10 @@ def _attributed(stream: TokenStream, result: Negation) -> None:
     surf, sent, brk = stream.surf, stream.sent, stream.brk
     n = len(surf)
     for k in range(1, n - 1):
-        if not _attribution_opening(stream, k):
+        word = surf[k]
+        if (word != "like" and word not in ATTRIBUTION_VERBS) or not _attribution_opening(
+            stream, k
+        ):
             continue
         j = k + 1
         if j < n and surf[j] == "that" and sent[j] == sent[k]:
