@@ -288,7 +288,9 @@ class RunMessage:
 
     Attributes:
         content: the status line and up to 10 lines / 1,000 characters of output.
-        full_output: the whole output as UTF-8 bytes, or None when it all fit inline.
+        full_output: the whole output as UTF-8 bytes, or None when it all fit inline;
+            control and bidirectional characters made visible as inline
+            (:func:`sandbox.protocol.visible_controls`: Discord previews a text file).
     """
 
     content: str
@@ -313,7 +315,8 @@ def run_message(run: RunResult) -> RunMessage:
     if cut:
         parts.append(f"*{len(lines)} lines in total: the full output is attached.*")
     content = clip("\n".join(parts), limits.CONTENT)
-    return RunMessage(content, output.encode("utf-8", "replace") if cut else None)
+    attached = visible_controls(output).encode("utf-8", "replace") if cut else None
+    return RunMessage(content, attached)
 
 
 # --- graphs ----------------------------------------------------------------------------
