@@ -164,6 +164,96 @@ def _compose(text: str) -> yaml.Node | None:
         loader.dispose()
 
 
+_ITEM_ID_LINE = re.compile(r"^\s*-\s+id:\s*[\"']?((?:TF|SE|WHY|EC)[1-9][0-9]*)\b")
+"""An item's ``- id: TF3`` line (concept and misconception ids are lower case)."""
+
+
+def _item_at(lines: Sequence[str], line: int) -> str:
+    """The id of the item whose block holds 0-based ``line``: the nearest ``- id:`` line at
+    or above it, read from the raw text (the file did not parse); "" when there is none."""
+    for number in range(min(line, len(lines) - 1), -1, -1):
+        found = _ITEM_ID_LINE.match(lines[number])
+        if found:
+            return found.group(1)
+    return ""
+
+
+def _open_quote_before(text: str, problem: yaml.Mark) -> yaml.ScalarToken | None:
+    """The quoted scalar token that ends right before ``problem`` after running over more
+    than one line: the usual cause of a parser error far below the real mistake (an
+    unclosed ``"`` swallows lines until some later quote, in a comment say, closes it)."""
+    last: yaml.Token | None = None
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if token.start_mark.index >= problem.index:
+                break
+            last = token
+    except yaml.YAMLError:
+        pass
+    if (
+        isinstance(last, yaml.ScalarToken)
+        and last.style in {'"', "'"}
+        and last.end_mark.line > last.start_mark.line
+    ):
+        return last
+    return None
+
+
+def _yaml_error(text: str, file: str, exc: yaml.MarkedYAMLError) -> ContentError:
+    """One ``file:line:col: ITEM: invalid YAML: ...`` error for a file that does not parse.
+
+    PyYAML marks where it noticed the problem, which can be far below the mistake: an
+    unclosed quote under TF3 was reported 36 lines down, on a comment (fresh15). The
+    message therefore also names where the enclosing construct began (the error's context
+    mark, e.g. ``the quoted scalar opened at line 1426, column 12``), a quoted string that
+    ran over several lines up to the problem, and the item whose block holds that start
+    (the nearest ``- id:`` line above it in the raw text).
+
+    Args:
+        text: the YAML source.
+        file: the name used in the message.
+        exc: PyYAML's error, with its problem and context marks.
+
+    Returns:
+        The error, positioned at the problem mark (or the context mark when there is none).
+    """
+    problem_mark = exc.problem_mark or exc.context_mark
+    problem = exc.problem or exc.context or "invalid YAML"
+    notes: list[str] = []
+    start: int | None = None
+    if problem_mark is not None:
+        quoted = _open_quote_before(text, problem_mark)
+        if quoted is not None:
+            start = quoted.start_mark.line
+            notes.append(
+                f"the string opened at line {start + 1}, column {quoted.start_mark.column + 1} "
+                f"runs on to line {quoted.end_mark.line + 1}, column {quoted.end_mark.column}: "
+                "is its closing quote missing?"
+            )
+    context = exc.context_mark
+    if exc.context and context is not None and (problem_mark is None or context != problem_mark):
+        at = f"line {context.line + 1}, column {context.column + 1}"
+        if exc.context == "while scanning a quoted scalar":
+            notes.append(f"the string opened at {at} is never closed")
+        else:
+            began = exc.context.removeprefix("while ").replace("scanning", "reading")
+            notes.append(f"{began.replace('parsing', 'reading')} that began at {at}")
+        if start is None:
+            start = context.line
+    lines = text.splitlines()
+    if start is None and problem_mark is not None:
+        start = problem_mark.line
+    item_id = _item_at(lines, start) if start is not None and lines else ""
+    message = f"invalid YAML: {problem}" + "".join(f"; {note}" for note in notes)
+    return ContentError(
+        file,
+        problem_mark.line + 1 if problem_mark else None,
+        problem_mark.column + 1 if problem_mark else None,
+        item_id,
+        message,
+    )
+
+
 class _Marks:
     """Map from a data path (``("items", 3, "rubric")``) to its YAML position."""
 
@@ -299,7 +389,8 @@ def parse_pack(text: str, file: str) -> Pack:
         The validated pack.
 
     Raises:
-        ContentErrors: invalid YAML (with line and column; also a recursive alias,
+        ContentErrors: invalid YAML (with line and column, the item and where the
+            broken construct began: :func:`_yaml_error`; also a recursive alias,
             nesting deeper than 40 levels, or over 250,000 nodes once aliases are
             expanded), duplicate keys or ids, or any schema violation; every problem found
             is listed, not only the first.
@@ -309,11 +400,7 @@ def parse_pack(text: str, file: str) -> Pack:
     except RecursionError:  # the depth limit keeps this away unless recursion is tight
         raise _fail(file, f"invalid YAML: nested deeper than {MAX_YAML_DEPTH} levels") from None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else None
-        col = mark.column + 1 if mark else None
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise _fail(file, f"invalid YAML: {problem}", line, col) from None
+        raise ContentErrors([_yaml_error(text, file, exc)]) from None
     except yaml.YAMLError as exc:
         raise _fail(file, f"invalid YAML: {exc}") from None
     if node is None:
