@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.cli.numbers import fraction
-from bot.content.loader import Bank, ContentErrors, load_bank, schema_json
+from bot.content.loader import Bank, ContentErrors, SourceIndex, load_bank, schema_json
 from bot.content.models import Item, canonical_item_id
 from bot.content.verify import SandboxRunner, SubprocessRunner, VerifyResult, verify_items
 from bot.grading import Grader
@@ -278,8 +278,23 @@ def _short(text: str, limit: int = 90) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def print_sample_report(report: SampleReport, quiet: bool = False) -> None:
-    """Print the per-item table, every misgraded sample, and the overall line."""
+def _at(sources: SourceIndex | None, where: str) -> str:
+    """``file:line: `` of the node ``where`` (``TF1.samples[3]``), or "" when unknown."""
+    found = sources.locate(where) if sources is not None else None
+    return f"{found}: " if found is not None else ""
+
+
+def print_sample_report(
+    report: SampleReport, quiet: bool = False, sources: SourceIndex | None = None
+) -> None:
+    """Print the per-item table, every misgraded sample, and the overall line.
+
+    Args:
+        report: the graded samples.
+        quiet: print only the failures and the overall lines.
+        sources: where each item's nodes are, so a misgraded sample or answer key starts
+            with its ``file:line:`` (as ``content check`` names problems); None: no positions.
+    """
     if not quiet:
         print(f"{'item':<7}{'samples':>8}{'agree':>7}{'acc':>7}{'false+':>8}{'false-':>8}  silent")
     for item in report.items:
@@ -298,14 +313,16 @@ def print_sample_report(report: SampleReport, quiet: bool = False) -> None:
                 if outcome.expected.value == "incorrect" and (outcome.got.value == "correct")
                 else ""
             )
+            at = _at(sources, f"{item.item_id}.samples[{outcome.index}]")
             print(
-                f"    {item.item_id}[{outcome.index}] marked {outcome.expected.value}, graded "
+                f"    {at}{item.item_id}[{outcome.index}] marked {outcome.expected.value}, graded "
                 f"{outcome.got.value} (score {outcome.score:.2f}, confidence "
                 f"{outcome.confidence:.2f}){worst}: {_short(outcome.text)}"
             )
         if not item.answer.ok:
+            at = _at(sources, f"{item.item_id}.answer.text")
             print(
-                f"    {item.item_id}[answer] the item's own answer graded "
+                f"    {at}{item.item_id}[answer] the item's own answer graded "
                 f"{item.answer.got.value} (score {item.answer.score:.2f}) ANSWER KEY NOT "
                 f"CORRECT: {_short(item.answer.text)}"
             )
@@ -331,7 +348,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     if items is None:
         return 2
     report = evaluate_samples(items)
-    print_sample_report(report, quiet=args.quiet)
+    print_sample_report(report, quiet=args.quiet, sources=SourceIndex(bank))
     if report.passes(args.min_accuracy):
         return 0
     print(

@@ -496,6 +496,9 @@ class Bank:
     packs: list[Pack]
     items: dict[str, Item] = field(default_factory=dict)
     pack_of: dict[str, str] = field(default_factory=dict)
+    file_of: dict[str, Path] = field(default_factory=dict)
+    """Each item id's pack file, as given to :func:`load_bank` (empty for a bank built
+    from packs in memory); :class:`SourceIndex` reads line numbers from it."""
 
     def __post_init__(self) -> None:
         for pack in self.packs:
@@ -577,6 +580,7 @@ def load_bank(paths: Iterable[Path]) -> Bank:
     errors: list[ContentError] = []
     packs: list[Pack] = []
     owners: dict[str, str] = {}
+    file_of: dict[str, Path] = {}
     files = pack_files(paths)
     if not files:
         raise _fail(", ".join(str(p) for p in paths), "no pack files (*.yaml) found")
@@ -593,10 +597,83 @@ def load_bank(paths: Iterable[Path]) -> Bank:
                 errors.append(ContentError(str(path), line, column, item.id, also))
             else:
                 owners[item.id] = f"{path}:{line}:{column}" if line else str(path)
+                file_of[item.id] = path
         packs.append(pack)
     if errors:
         raise ContentErrors(errors)
-    return Bank(packs)
+    return Bank(packs, file_of=file_of)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLine:
+    """Where a node of a pack file starts.
+
+    Attributes:
+        file: the pack file as given (relative paths stay relative).
+        line: 1-based line.
+        column: 1-based column.
+    """
+
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+class SourceIndex:
+    """Line numbers of a loaded bank's nodes, read back from its files on first use.
+
+    The bank keeps no positions (the bot never needs them); the authoring commands that
+    report on valid content (``tutor content test``) ask here. Each file is composed again
+    once, on the first question about one of its items.
+
+    Args:
+        bank: a bank from :func:`load_bank` (a bank built in memory has no files: every
+            :meth:`locate` is None).
+    """
+
+    def __init__(self, bank: Bank) -> None:
+        self._file_of = bank.file_of
+        self._lines: dict[Path, dict[str, SourceLine]] = {}
+
+    def locate(self, where: str) -> SourceLine | None:
+        """The position of a node named as ``content check`` names it.
+
+        Args:
+            where: ``ITEM.field.path``, e.g. ``TF1.samples[3]`` or
+                ``TF1.rubric.concepts[0].patterns[2]``.
+
+        Returns:
+            Its file, line and column; None when the item has no file or the path is not in
+            it (or the file changed since it was loaded and no longer parses).
+        """
+        item_id = re.split(r"[.\[]", where, maxsplit=1)[0]
+        path = self._file_of.get(item_id)
+        if path is None:
+            return None
+        if path not in self._lines:
+            self._lines[path] = _node_lines(path)
+        return self._lines[path].get(where)
+
+
+def _node_lines(path: Path) -> dict[str, SourceLine]:
+    """Every node under ``items`` in ``path`` by its ``ITEM.field.path`` name; empty when
+    the file cannot be read or parsed any more."""
+    try:
+        node = _compose(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+        return {}
+    if node is None:
+        return {}
+    marks = _Marks()
+    data = _to_data(node, (), marks, [])
+    return {
+        _where(loc, data): SourceLine(str(path), mark.line + 1, mark.column + 1)
+        for loc, mark in marks.value.items()
+        if len(loc) > 2 and loc[0] == "items"
+    }
 
 
 def schema_json() -> str:
@@ -614,6 +691,8 @@ __all__ = [
     "ContentError",
     "ContentErrors",
     "Kind",
+    "SourceIndex",
+    "SourceLine",
     "load_bank",
     "load_pack",
     "pack_files",
