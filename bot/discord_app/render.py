@@ -24,7 +24,7 @@ from bot.progress.models import (
     Leaderboard,
     LearnerStats,
 )
-from bot.progress.stats import concepts_to_work_on
+from bot.progress.stats import concepts_to_work_on, describe_reviews
 from bot.quiz import Reveal, ReviewPlan
 from sandbox.protocol import AutogradGraph, RunResult, visible_controls
 
@@ -371,8 +371,11 @@ def stats_embed(stats: LearnerStats, who: str) -> discord.Embed:
         name="Streak", value=f"{stats.streaks.current} days (best {stats.streaks.best})"
     )
     embed.add_field(name="Points", value=str(stats.points))
-    if stats.reviews_due:
-        embed.add_field(name="Due for review", value=f"{stats.reviews_due} (try `/review`)")
+    if stats.reviews_due or stats.reviews_scheduled or stats.missed_to_retry:
+        now = stats.reviews_due or stats.missed_to_retry
+        embed.add_field(
+            name="Reviews", value=describe_reviews(stats) + (" (try `/review`)" if now else "")
+        )
     if stats.by_kind:
         per_kind = [
             f"{KIND_TITLE[Kind(k.key)]}: {_pct(k.accuracy)} of {k.attempts}" for k in stats.by_kind
