@@ -47,3 +47,51 @@ def test_a_wrong_answer_key_is_named_with_its_file_and_line(
     pack.write_text(source.replace(good, wrong), encoding="utf-8")
     main(["content", "test", str(pack), "--quiet"])
     assert f"    {pack}:{line}: TF3[answer]" in capsys.readouterr().out
+
+
+def _with_patterns(tmp_path: Path, *patterns: str) -> tuple[Path, int]:
+    """The test pack with ``patterns`` first in TF1's first concept, and the line of the
+    first of them (the new user's trial: ``"2"``, ``"xqzvbnm"``, ``"stop*|no longer"``)."""
+    source = PACK.read_text(encoding="utf-8")
+    head = source.index("  - id: TF1\n")
+    start = source.index("          patterns:\n", head) + len("          patterns:\n")
+    added = "".join(f"            - {p}\n" for p in patterns)
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(source[:start] + added + source[start:], encoding="utf-8")
+    return pack, source[:start].count("\n") + 1
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_a_pattern_that_matched_no_sample_is_listed_with_its_file_line_and_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], index: int
+) -> None:
+    pack, line = _with_patterns(tmp_path, '"2"', '"xqzvbnm"', '"stop*|no longer"')
+    main(["content", "test", str(pack), "--item", "TF1", "--quiet", "--verbose"])
+    out = capsys.readouterr().out
+    where = f"TF1.rubric.concepts[0].patterns[{index}]"
+    assert f"{pack}:{line + index}: {where}: warning: pattern " in out
+
+
+def test_patterns_that_matched_a_sample_are_not_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pack, _ = _with_patterns(tmp_path, '"graph"')
+    main(["content", "test", str(pack), "--item", "TF1", "--quiet", "--verbose"])
+    assert "TF1.rubric.concepts[0].patterns[0]:" not in capsys.readouterr().out
+
+
+def test_patterns_that_matched_no_sample_leave_the_exit_status_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pack, _ = _with_patterns(tmp_path, '"xqzvbnm"')
+    assert main(["content", "test", str(pack), "--item", "TF1"]) == 0
+    assert "rubric pattern(s) matched no sample" in capsys.readouterr().out
+
+
+def test_many_patterns_that_matched_no_sample_are_counted_unless_verbose(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(["content", "test", "--quiet"])
+    out = capsys.readouterr().out
+    assert "rubric pattern(s) matched no sample (--verbose lists them with file:line)" in out
+    assert ": warning: pattern " not in out
