@@ -646,28 +646,42 @@ def describe_outcome(outcome: JobOutcome, limits: Limits) -> str:
     return words
 
 
+BIDI_CONTROLS: Final = frozenset(
+    [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+)
+"""The Unicode bidirectional formatting characters (UAX #9, *Explicit Directional
+Embeddings/Overrides/Isolates* and the implicit marks; the set CVE-2021-42574,
+"Trojan Source", lists): ALM U+061C, LRM/RLM U+200E-U+200F, LRE/RLE/PDF/LRO/RLO
+U+202A-U+202E, LRI/RLI/FSI/PDI U+2066-U+2069. Shown raw, they reorder what a learner
+sees (``U+202E`` makes ``tensor([1.])`` read backwards)."""
+
+
 _CONTROL_PICTURES: Final = {
     **{code: chr(0x2400 + code) for code in range(0x20) if chr(code) not in "\t\n"},
     0x7F: "\u2421",
     **{code: f"\\x{code:02x}" for code in range(0x80, 0xA0)},
+    **{code: f"\u27e8U+{code:04X}\u27e9" for code in BIDI_CONTROLS},
 }
 """Each control character but tab and newline, by code point, and what shows it: C0 and
 DEL as their Unicode Control Pictures (U+2400 block: ESC is ``␛``, CR ``␍``), C1 as a
-``\\x9b``-style escape (no picture exists)."""
+``\\x9b``-style escape (no picture exists), a bidirectional control as ``⟨U+202E⟩``."""
 
 
 def visible_controls(text: str) -> str:
     """``text`` with every control character but newline and tab made visible and inert.
 
     A snippet's output is untrusted: a raw ``\\x1b[2J`` would clear the learner's terminal
-    and ``\\r`` would overwrite a line. Human renderers (``tutor sandbox run``, ``tutor
-    play``, Discord code blocks) show output through this; JSON keeps it raw (it is data).
+    and ``\\r`` would overwrite a line; a bidirectional override (U+202E) would make the
+    shown output lie about what was printed ("Trojan Source"). Human renderers (``tutor
+    sandbox run``, ``tutor play``, Discord code blocks and the attached full output) show
+    output through this; JSON keeps it raw (it is data).
 
     Args:
         text: any text, e.g. :attr:`RunResult.stdout`.
 
     Returns:
-        The same text, one visible character (or ``\\xNN``) per control character:
+        The same text, one visible character (or ``\\xNN``, or ``⟨U+202E⟩`` for a
+        bidirectional control, :data:`BIDI_CONTROLS`) per control character:
         ``"\\x1b[31mred"`` becomes ``"␛[31mred"``.
     """
     return text.translate(_CONTROL_PICTURES)

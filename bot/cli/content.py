@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from bot.cli.numbers import fraction
-from bot.content.loader import Bank, ContentErrors, load_bank, schema_json
+from bot.content.lint import PatternWarning, unmatchable_patterns
+from bot.content.loader import Bank, ContentErrors, SourceIndex, load_bank, schema_json
 from bot.content.models import Item, canonical_item_id
+from bot.content.patterns import Pattern
 from bot.content.verify import SandboxRunner, SubprocessRunner, VerifyResult, verify_items
 from bot.grading import Grader
 from bot.grading.evaluation import EvalReport, MarkedFileError, evaluate, load_marked
@@ -18,6 +21,10 @@ from bot.grading.samples import MIN_ACCURACY, SampleReport, evaluate_samples
 from sandbox.errors import SandboxError, SandboxStartFailed
 
 SCHEMA_NAME = "schema.json"
+MAX_LISTED_SILENT_PATTERNS = 20
+"""``content test`` lists the patterns that matched no sample when there are at most this
+many (one item's, say); above it, a count (the shipped bank has about 2,000: most are
+alternative wordings no sample happens to use), and ``--verbose`` lists them all."""
 PATHS_HELP = "pack files or directories (default: $TUTOR_CONTENT_DIR, else content/)"
 
 
@@ -124,8 +131,18 @@ def register(sub: Any) -> None:
     content = sub.add_parser("content", help="check, verify and test the question packs")
     csub = content.add_subparsers(dest="content_command", metavar="ACTION", required=True)
 
-    check = csub.add_parser("check", help="validate every pack; exit 1 on any problem")
+    check = csub.add_parser(
+        "check",
+        help="validate every pack; exit 1 on any problem; warn (exit 0) on rubric patterns "
+        "that can never match",
+    )
     check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=PATHS_HELP)
+    check.add_argument(
+        "--verbose",
+        action="store_true",
+        help="also list each dead alternative inside a pattern that still matches "
+        "(counted otherwise)",
+    )
     check.set_defaults(handler=cmd_check)
 
     verify = csub.add_parser(
@@ -163,6 +180,12 @@ def register(sub: Any) -> None:
     )
     test.add_argument(
         "--quiet", action="store_true", help="print only the overall line and failures"
+    )
+    test.add_argument(
+        "--verbose",
+        action="store_true",
+        help=f"list every rubric pattern that matched no sample (file:line and path; "
+        f"listed anyway when there are at most {MAX_LISTED_SILENT_PATTERNS}, counted otherwise)",
     )
     test.set_defaults(handler=cmd_test)
 
@@ -212,7 +235,29 @@ def cmd_check(args: argparse.Namespace) -> int:
         kinds[item.kind.value] = kinds.get(item.kind.value, 0) + 1
     summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
     print(f"ok: {len(bank)} items in {len(bank.packs)} pack(s) ({summary})")
+    print_pattern_warnings(unmatchable_patterns(bank), verbose=args.verbose)
     return 0
+
+
+def print_pattern_warnings(warnings: Sequence[PatternWarning], verbose: bool = False) -> None:
+    """Print :func:`bot.content.lint.unmatchable_patterns`' warnings to stderr.
+
+    Patterns that never match are always listed; dead alternatives inside patterns that
+    still match are listed with ``verbose``, else counted in one line (the shipped packs
+    have about 30).
+    """
+    never = [w for w in warnings if w.severity == "never matches"]
+    dead = [w for w in warnings if w.severity == "dead alternative"]
+    for warning in [*never, *(dead if verbose else [])]:
+        print(warning, file=sys.stderr)
+    if never:
+        print(f"warning: {len(never)} rubric pattern(s) can never match", file=sys.stderr)
+    if dead:
+        more = "" if verbose else " (--verbose lists them)"
+        print(
+            f"warning: {len(dead)} pattern(s) hold an alternative that can never match{more}",
+            file=sys.stderr,
+        )
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -278,8 +323,23 @@ def _short(text: str, limit: int = 90) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def print_sample_report(report: SampleReport, quiet: bool = False) -> None:
-    """Print the per-item table, every misgraded sample, and the overall line."""
+def _at(sources: SourceIndex | None, where: str) -> str:
+    """``file:line: `` of the node ``where`` (``TF1.samples[3]``), or "" when unknown."""
+    found = sources.locate(where) if sources is not None else None
+    return f"{found}: " if found is not None else ""
+
+
+def print_sample_report(
+    report: SampleReport, quiet: bool = False, sources: SourceIndex | None = None
+) -> None:
+    """Print the per-item table, every misgraded sample, and the overall line.
+
+    Args:
+        report: the graded samples.
+        quiet: print only the failures and the overall lines.
+        sources: where each item's nodes are, so a misgraded sample or answer key starts
+            with its ``file:line:`` (as ``content check`` names problems); None: no positions.
+    """
     if not quiet:
         print(f"{'item':<7}{'samples':>8}{'agree':>7}{'acc':>7}{'false+':>8}{'false-':>8}  silent")
     for item in report.items:
@@ -298,14 +358,16 @@ def print_sample_report(report: SampleReport, quiet: bool = False) -> None:
                 if outcome.expected.value == "incorrect" and (outcome.got.value == "correct")
                 else ""
             )
+            at = _at(sources, f"{item.item_id}.samples[{outcome.index}]")
             print(
-                f"    {item.item_id}[{outcome.index}] marked {outcome.expected.value}, graded "
+                f"    {at}{item.item_id}[{outcome.index}] marked {outcome.expected.value}, graded "
                 f"{outcome.got.value} (score {outcome.score:.2f}, confidence "
                 f"{outcome.confidence:.2f}){worst}: {_short(outcome.text)}"
             )
         if not item.answer.ok:
+            at = _at(sources, f"{item.item_id}.answer.text")
             print(
-                f"    {item.item_id}[answer] the item's own answer graded "
+                f"    {at}{item.item_id}[answer] the item's own answer graded "
                 f"{item.answer.got.value} (score {item.answer.score:.2f}) ANSWER KEY NOT "
                 f"CORRECT: {_short(item.answer.text)}"
             )
@@ -321,6 +383,46 @@ def print_sample_report(report: SampleReport, quiet: bool = False) -> None:
     )
 
 
+def _pattern_text(item: Item, path: str) -> str:
+    """The source of the rubric pattern at ``path`` (``rubric.concepts[0].patterns[2]``)."""
+    found = re.fullmatch(r"rubric\.(concepts|misconceptions)\[(\d+)\]\.patterns\[(\d+)\]", path)
+    pattern: Pattern
+    if found:
+        rules = item.rubric.concepts if found[1] == "concepts" else item.rubric.misconceptions
+        pattern = rules[int(found[2])].patterns[int(found[3])]
+    else:
+        pattern = item.rubric.gist[int(path.removeprefix("rubric.gist[").rstrip("]"))]
+    if isinstance(pattern, str):
+        return repr(pattern)
+    return repr(pattern.model_dump(exclude_defaults=True))
+
+
+def print_silent_patterns(
+    bank: Bank, report: SampleReport, sources: SourceIndex, verbose: bool = False
+) -> None:
+    """Print the rubric patterns that matched no sample (nor the answer key), as warnings.
+
+    Each is ``file:line: TF1.rubric.concepts[0].patterns[2]: warning: pattern 'x' matched
+    no sample`` on stdout; listed when there are at most
+    :data:`MAX_LISTED_SILENT_PATTERNS` or with ``verbose``, else counted in one line. They
+    never change the exit status: most are wordings no sample uses yet.
+    """
+    silent = [(item.item_id, path) for item in report.items for path in item.silent_patterns]
+    if not silent:
+        return
+    if verbose or len(silent) <= MAX_LISTED_SILENT_PATTERNS:
+        for item_id, path in silent:
+            where = f"{item_id}.{path}"
+            text = _pattern_text(bank.items[item_id], path)
+            print(f"{_at(sources, where)}{where}: warning: pattern {text} matched no sample")
+        print(f"warning: {len(silent)} rubric pattern(s) matched no sample")
+    else:
+        print(
+            f"warning: {len(silent)} rubric pattern(s) matched no sample "
+            "(--verbose lists them with file:line)"
+        )
+
+
 def cmd_test(args: argparse.Namespace) -> int:
     """Grade every item's samples; exit 1 below the accuracy gate or on incorrect-as-correct."""
     paths = args.paths or [configured_content("tutor content test")]
@@ -331,7 +433,9 @@ def cmd_test(args: argparse.Namespace) -> int:
     if items is None:
         return 2
     report = evaluate_samples(items)
-    print_sample_report(report, quiet=args.quiet)
+    sources = SourceIndex(bank)
+    print_sample_report(report, quiet=args.quiet, sources=sources)
+    print_silent_patterns(bank, report, sources, verbose=args.verbose)
     if report.passes(args.min_accuracy):
         return 0
     print(

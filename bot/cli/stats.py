@@ -67,7 +67,7 @@ POINTS_NOTE = " (points are earned only in a Discord server; tutor play earns no
 def render_text(stats: LearnerStats) -> str:
     """The human summary printed without ``--json``: concepts by their learner-facing words
     (the ids are an author's names), only those the bank still describes."""
-    from bot.progress.stats import concepts_to_work_on
+    from bot.progress.stats import concepts_to_work_on, describe_reviews
 
     scope = f"guild {stats.guild_id}" if stats.guild_id is not None else "everywhere"
     lines = [f"learner {stats.learner_id} ({scope}, days in {stats.time_zone})"]
@@ -79,8 +79,8 @@ def render_text(stats: LearnerStats) -> str:
         f"accuracy: {stats.accuracy:.0%}   average score: {stats.average_score:.2f}   "
         f"first try right: {stats.first_try_rate:.0%}",
         f"streak: {stats.streaks.current} day(s), best {stats.streaks.best}   "
-        f"points: {stats.points}{POINTS_NOTE if not stats.points else ''}   "
-        f"reviews due: {stats.reviews_due}",
+        f"points: {stats.points}{POINTS_NOTE if not stats.points else ''}",
+        f"reviews: {describe_reviews(stats)}",
     ]
     if stats.by_kind:
         kinds = ", ".join(f"{a.key} {a.accuracy:.0%} ({a.attempts})" for a in stats.by_kind)

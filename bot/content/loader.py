@@ -164,6 +164,96 @@ def _compose(text: str) -> yaml.Node | None:
         loader.dispose()
 
 
+_ITEM_ID_LINE = re.compile(r"^\s*-\s+id:\s*[\"']?((?:TF|SE|WHY|EC)[1-9][0-9]*)\b")
+"""An item's ``- id: TF3`` line (concept and misconception ids are lower case)."""
+
+
+def _item_at(lines: Sequence[str], line: int) -> str:
+    """The id of the item whose block holds 0-based ``line``: the nearest ``- id:`` line at
+    or above it, read from the raw text (the file did not parse); "" when there is none."""
+    for number in range(min(line, len(lines) - 1), -1, -1):
+        found = _ITEM_ID_LINE.match(lines[number])
+        if found:
+            return found.group(1)
+    return ""
+
+
+def _open_quote_before(text: str, problem: yaml.Mark) -> yaml.ScalarToken | None:
+    """The quoted scalar token that ends right before ``problem`` after running over more
+    than one line: the usual cause of a parser error far below the real mistake (an
+    unclosed ``"`` swallows lines until some later quote, in a comment say, closes it)."""
+    last: yaml.Token | None = None
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if token.start_mark.index >= problem.index:
+                break
+            last = token
+    except yaml.YAMLError:
+        pass
+    if (
+        isinstance(last, yaml.ScalarToken)
+        and last.style in {'"', "'"}
+        and last.end_mark.line > last.start_mark.line
+    ):
+        return last
+    return None
+
+
+def _yaml_error(text: str, file: str, exc: yaml.MarkedYAMLError) -> ContentError:
+    """One ``file:line:col: ITEM: invalid YAML: ...`` error for a file that does not parse.
+
+    PyYAML marks where it noticed the problem, which can be far below the mistake: an
+    unclosed quote under TF3 was reported 36 lines down, on a comment (fresh15). The
+    message therefore also names where the enclosing construct began (the error's context
+    mark, e.g. ``the quoted scalar opened at line 1426, column 12``), a quoted string that
+    ran over several lines up to the problem, and the item whose block holds that start
+    (the nearest ``- id:`` line above it in the raw text).
+
+    Args:
+        text: the YAML source.
+        file: the name used in the message.
+        exc: PyYAML's error, with its problem and context marks.
+
+    Returns:
+        The error, positioned at the problem mark (or the context mark when there is none).
+    """
+    problem_mark = exc.problem_mark or exc.context_mark
+    problem = exc.problem or exc.context or "invalid YAML"
+    notes: list[str] = []
+    start: int | None = None
+    if problem_mark is not None:
+        quoted = _open_quote_before(text, problem_mark)
+        if quoted is not None:
+            start = quoted.start_mark.line
+            notes.append(
+                f"the string opened at line {start + 1}, column {quoted.start_mark.column + 1} "
+                f"runs on to line {quoted.end_mark.line + 1}, column {quoted.end_mark.column}: "
+                "is its closing quote missing?"
+            )
+    context = exc.context_mark
+    if exc.context and context is not None and (problem_mark is None or context != problem_mark):
+        at = f"line {context.line + 1}, column {context.column + 1}"
+        if exc.context == "while scanning a quoted scalar":
+            notes.append(f"the string opened at {at} is never closed")
+        else:
+            began = exc.context.removeprefix("while ").replace("scanning", "reading")
+            notes.append(f"{began.replace('parsing', 'reading')} that began at {at}")
+        if start is None:
+            start = context.line
+    lines = text.splitlines()
+    if start is None and problem_mark is not None:
+        start = problem_mark.line
+    item_id = _item_at(lines, start) if start is not None and lines else ""
+    message = f"invalid YAML: {problem}" + "".join(f"; {note}" for note in notes)
+    return ContentError(
+        file,
+        problem_mark.line + 1 if problem_mark else None,
+        problem_mark.column + 1 if problem_mark else None,
+        item_id,
+        message,
+    )
+
+
 class _Marks:
     """Map from a data path (``("items", 3, "rubric")``) to its YAML position."""
 
@@ -299,7 +389,8 @@ def parse_pack(text: str, file: str) -> Pack:
         The validated pack.
 
     Raises:
-        ContentErrors: invalid YAML (with line and column; also a recursive alias,
+        ContentErrors: invalid YAML (with line and column, the item and where the
+            broken construct began: :func:`_yaml_error`; also a recursive alias,
             nesting deeper than 40 levels, or over 250,000 nodes once aliases are
             expanded), duplicate keys or ids, or any schema violation; every problem found
             is listed, not only the first.
@@ -309,11 +400,7 @@ def parse_pack(text: str, file: str) -> Pack:
     except RecursionError:  # the depth limit keeps this away unless recursion is tight
         raise _fail(file, f"invalid YAML: nested deeper than {MAX_YAML_DEPTH} levels") from None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else None
-        col = mark.column + 1 if mark else None
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise _fail(file, f"invalid YAML: {problem}", line, col) from None
+        raise ContentErrors([_yaml_error(text, file, exc)]) from None
     except yaml.YAMLError as exc:
         raise _fail(file, f"invalid YAML: {exc}") from None
     if node is None:
@@ -409,6 +496,9 @@ class Bank:
     packs: list[Pack]
     items: dict[str, Item] = field(default_factory=dict)
     pack_of: dict[str, str] = field(default_factory=dict)
+    file_of: dict[str, Path] = field(default_factory=dict)
+    """Each item id's pack file, as given to :func:`load_bank` (empty for a bank built
+    from packs in memory); :class:`SourceIndex` reads line numbers from it."""
 
     def __post_init__(self) -> None:
         for pack in self.packs:
@@ -490,6 +580,7 @@ def load_bank(paths: Iterable[Path]) -> Bank:
     errors: list[ContentError] = []
     packs: list[Pack] = []
     owners: dict[str, str] = {}
+    file_of: dict[str, Path] = {}
     files = pack_files(paths)
     if not files:
         raise _fail(", ".join(str(p) for p in paths), "no pack files (*.yaml) found")
@@ -506,10 +597,83 @@ def load_bank(paths: Iterable[Path]) -> Bank:
                 errors.append(ContentError(str(path), line, column, item.id, also))
             else:
                 owners[item.id] = f"{path}:{line}:{column}" if line else str(path)
+                file_of[item.id] = path
         packs.append(pack)
     if errors:
         raise ContentErrors(errors)
-    return Bank(packs)
+    return Bank(packs, file_of=file_of)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLine:
+    """Where a node of a pack file starts.
+
+    Attributes:
+        file: the pack file as given (relative paths stay relative).
+        line: 1-based line.
+        column: 1-based column.
+    """
+
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+class SourceIndex:
+    """Line numbers of a loaded bank's nodes, read back from its files on first use.
+
+    The bank keeps no positions (the bot never needs them); the authoring commands that
+    report on valid content (``tutor content test``) ask here. Each file is composed again
+    once, on the first question about one of its items.
+
+    Args:
+        bank: a bank from :func:`load_bank` (a bank built in memory has no files: every
+            :meth:`locate` is None).
+    """
+
+    def __init__(self, bank: Bank) -> None:
+        self._file_of = bank.file_of
+        self._lines: dict[Path, dict[str, SourceLine]] = {}
+
+    def locate(self, where: str) -> SourceLine | None:
+        """The position of a node named as ``content check`` names it.
+
+        Args:
+            where: ``ITEM.field.path``, e.g. ``TF1.samples[3]`` or
+                ``TF1.rubric.concepts[0].patterns[2]``.
+
+        Returns:
+            Its file, line and column; None when the item has no file or the path is not in
+            it (or the file changed since it was loaded and no longer parses).
+        """
+        item_id = re.split(r"[.\[]", where, maxsplit=1)[0]
+        path = self._file_of.get(item_id)
+        if path is None:
+            return None
+        if path not in self._lines:
+            self._lines[path] = _node_lines(path)
+        return self._lines[path].get(where)
+
+
+def _node_lines(path: Path) -> dict[str, SourceLine]:
+    """Every node under ``items`` in ``path`` by its ``ITEM.field.path`` name; empty when
+    the file cannot be read or parsed any more."""
+    try:
+        node = _compose(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+        return {}
+    if node is None:
+        return {}
+    marks = _Marks()
+    data = _to_data(node, (), marks, [])
+    return {
+        _where(loc, data): SourceLine(str(path), mark.line + 1, mark.column + 1)
+        for loc, mark in marks.value.items()
+        if len(loc) > 2 and loc[0] == "items"
+    }
 
 
 def schema_json() -> str:
@@ -527,6 +691,8 @@ __all__ = [
     "ContentError",
     "ContentErrors",
     "Kind",
+    "SourceIndex",
+    "SourceLine",
     "load_bank",
     "load_pack",
     "pack_files",

@@ -24,7 +24,7 @@ from bot.progress.models import (
     Leaderboard,
     LearnerStats,
 )
-from bot.progress.stats import concepts_to_work_on
+from bot.progress.stats import concepts_to_work_on, describe_reviews
 from bot.quiz import Reveal, ReviewPlan
 from sandbox.protocol import AutogradGraph, RunResult, visible_controls
 
@@ -288,7 +288,9 @@ class RunMessage:
 
     Attributes:
         content: the status line and up to 10 lines / 1,000 characters of output.
-        full_output: the whole output as UTF-8 bytes, or None when it all fit inline.
+        full_output: the whole output as UTF-8 bytes, or None when it all fit inline;
+            control and bidirectional characters made visible as inline
+            (:func:`sandbox.protocol.visible_controls`: Discord previews a text file).
     """
 
     content: str
@@ -313,7 +315,8 @@ def run_message(run: RunResult) -> RunMessage:
     if cut:
         parts.append(f"*{len(lines)} lines in total: the full output is attached.*")
     content = clip("\n".join(parts), limits.CONTENT)
-    return RunMessage(content, output.encode("utf-8", "replace") if cut else None)
+    attached = visible_controls(output).encode("utf-8", "replace") if cut else None
+    return RunMessage(content, attached)
 
 
 # --- graphs ----------------------------------------------------------------------------
@@ -368,8 +371,11 @@ def stats_embed(stats: LearnerStats, who: str) -> discord.Embed:
         name="Streak", value=f"{stats.streaks.current} days (best {stats.streaks.best})"
     )
     embed.add_field(name="Points", value=str(stats.points))
-    if stats.reviews_due:
-        embed.add_field(name="Due for review", value=f"{stats.reviews_due} (try `/review`)")
+    if stats.reviews_due or stats.reviews_scheduled or stats.missed_to_retry:
+        now = stats.reviews_due or stats.missed_to_retry
+        embed.add_field(
+            name="Reviews", value=describe_reviews(stats) + (" (try `/review`)" if now else "")
+        )
     if stats.by_kind:
         per_kind = [
             f"{KIND_TITLE[Kind(k.key)]}: {_pct(k.accuracy)} of {k.attempts}" for k in stats.by_kind

@@ -238,6 +238,46 @@ _CONTRASTS: Final = frozenset({"but", "however", "turns", "actually", "yet", "th
 RETRACTED_WINDOW: Final = 15
 """Words a retracted belief can cover (the three on the tuning sets have at most 11)."""
 
+ATTRIBUTION_VERBS: Final = frozenset(
+    {"think", "thinks", "assume", "assumes", "expect", "expects", "believe", "believes",
+     "imagine", "suppose"}
+)  # fmt: skip
+"""Verbs that report someone else's belief ("people think X", "you might assume X")."""
+
+ATTRIBUTORS: Final = frozenset(
+    {"people", "folks", "many", "most", "everyone", "everybody", "beginners", "newbies",
+     "newcomers", "students", "learners", "they", "you", "one"}
+)  # fmt: skip
+"""Who holds an attributed belief; ``you``, ``one`` and ``they`` need a modal before the
+verb ("you might think", "they probably assume"), as "you think of .grad as ..." explains."""
+
+_ATTRIBUTION_FILLERS: Final = frozenset(
+    {"a", "lot", "lots", "of", "us", "some", "often", "usually", "probably", "might", "may",
+     "would", "could", "tend", "to", "sometimes", "commonly", "naturally", "first", "will",
+     "wrongly", "mistakenly", "intuitively", "easily", "all"}
+)  # fmt: skip
+_ATTRIBUTION_MODALS: Final = frozenset(
+    {"might", "may", "would", "could", "probably", "often", "usually", "wrongly",
+     "mistakenly", "will", "easily", "naturally", "intuitively"}
+)  # fmt: skip
+_IMPRESSIONS: Final = frozenset({"sounds", "feels", "seems", "looks"})
+"""``it sounds like X, but ...``: an impression the sentence goes on to reject."""
+
+ATTRIBUTION_DENIALS: Final = frozenset(
+    {"but", "however", "actually", "yet", "though", "no", "not", "nope", "nah", "wrong",
+     "false", "incorrect", "myth", "untrue"}
+)  # fmt: skip
+"""Words that reject an attributed belief right after it ("...; it doesn't", ", but no")."""
+
+_CLAUSE_OPENERS: Final = SUBJECTS | ATTRIBUTION_DENIALS | TERMINATORS | {"that"}
+"""Words that, after punctuation, start the clause that follows a reported belief ("...;
+it doesn't", ", which is wrong"); other punctuation ("gradient=torch.tensor(1.)") does not
+end it."""
+
+ATTRIBUTION_DENIAL_REACH: Final = 4
+"""Words after an attributed belief in which its rejection must start. Every answer of stop
+17's tuning sets that reports a belief to reject it does so within 3 ("; it doesn't", "but")."""
+
 FUNCTION_WORDS: Final = frozenset(
     {"a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am", "it", "its",
      "they", "them", "their", "this", "that", "these", "those", "to", "of", "in", "on", "at",
@@ -590,6 +630,8 @@ def scope(stream: TokenStream) -> Negation:
         _retracted(stream, result)
     if "only" in stream.vocab and not ONLY_IF.isdisjoint(stream.vocab):
         _necessary_condition(stream, result)
+    if not ATTRIBUTION_VERBS.isdisjoint(stream.vocab) or "like" in stream.vocab:
+        _attributed(stream, result)
     triggers = _TRIGGERS
     if triggers.isdisjoint(stream.vocab):
         return result
@@ -867,6 +909,92 @@ def _retracted(stream: TokenStream, result: Negation) -> None:
                     result.conditional.add(j)
                     j += 1
                 break
+
+
+def _attribution_opening(stream: TokenStream, k: int) -> bool:
+    """Whether the word at ``k`` ends an opening that reports another's belief: an
+    attribution verb after a run of attributors and fillers that starts its clause ("a lot
+    of people think", "you might assume", "they probably expect"), or ``like`` after "it
+    sounds/feels/seems/looks"."""
+    surf, sent, brk = stream.surf, stream.sent, stream.brk
+    word = surf[k]
+    if word == "like":
+        return (
+            k >= 1
+            and surf[k - 1] in _IMPRESSIONS
+            and sent[k - 1] == sent[k]
+            and (k < 2 or surf[k - 2] == "it" or brk[k - 1] or sent[k - 2] != sent[k])
+        )
+    if word not in ATTRIBUTION_VERBS:
+        return False
+    j = k - 1
+    who = ""
+    modal = False
+    while j >= 0 and k - j <= 6 and sent[j] == sent[k]:
+        w = surf[j]
+        if w in ATTRIBUTORS:
+            who = w if not who or who in ("they", "you", "one") else who
+        elif w in _ATTRIBUTION_FILLERS:
+            modal = modal or w in _ATTRIBUTION_MODALS
+        else:
+            break
+        if brk[j]:
+            j -= 1
+            break
+        j -= 1
+    start = j + 1
+    if not who or start == k:
+        return False
+    if (
+        start > 0
+        and sent[start - 1] == sent[k]
+        and not brk[start]
+        and surf[start - 1] not in ("but", "and", "so", "because", "since", "though")
+    ):
+        return False  # mid-clause ("what you think it does"): not an opening
+    return modal or who not in ("they", "you", "one")
+
+
+def _attributed(stream: TokenStream, result: Negation) -> None:
+    """Mark beliefs the learner reports in order to reject them as mentions.
+
+    "people assume requires_grad=False keeps it out of the graph, but mixing it in records
+    the op", "they probably assume backward replaces .grad; it doesn't, it adds", "it
+    sounds like it would clear them but it doesn't": the belief after the opening (to its
+    clause's end, at most :data:`RETRACTED_WINDOW` words) is mentioned, not claimed, when a
+    rejection (:data:`ATTRIBUTION_DENIALS`) starts within :data:`ATTRIBUTION_DENIAL_REACH`
+    words after it. Without one ("most people think it accumulates, which is right") the
+    belief stays a claim. Written for stop 17's dev16 set, whose examiner wrote correct
+    answers that name the usual wrong belief to reject it; measured on every marked set
+    and sample (docs/GRADING.md, "Measured").
+    """
+    surf, sent, brk = stream.surf, stream.sent, stream.brk
+    n = len(surf)
+    for k in range(1, n - 1):
+        word = surf[k]
+        if (word != "like" and word not in ATTRIBUTION_VERBS) or not _attribution_opening(
+            stream, k
+        ):
+            continue
+        j = k + 1
+        if j < n and surf[j] == "that" and sent[j] == sent[k]:
+            j += 1
+        region_start = j
+        while (
+            j < n
+            and j - region_start < RETRACTED_WINDOW
+            and sent[j] == sent[k]
+            and surf[j] not in _CONTRASTS
+            and not (j > region_start and brk[j] and surf[j] in _CLAUSE_OPENERS)
+        ):
+            j += 1
+        if j == region_start:
+            continue
+        if not any(
+            surf[t] in ATTRIBUTION_DENIALS for t in range(j, min(n, j + ATTRIBUTION_DENIAL_REACH))
+        ):
+            continue
+        result.conditional.update(range(region_start, j))
 
 
 def _hindered(stream: TokenStream, i: int) -> bool:

@@ -4,7 +4,8 @@ This is OU pmatch's "test this question" tool for our rubrics (issue 4): per ite
 overall, the share of samples graded with their mark, *false accepts* (graded above the
 mark: an incorrect answer graded partial or correct, a partial graded correct), *false
 rejects* (graded below), the incorrect samples graded correct (the worst error), and the
-concepts and misconceptions that never fire on any sample (dead or untested patterns).
+concepts and misconceptions that never fire on any sample (dead or untested patterns),
+and, pattern by pattern, the rubric patterns that match no sample text at all.
 """
 
 from __future__ import annotations
@@ -15,8 +16,12 @@ from typing import Final
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.content.models import Item, Kind, Label
-from bot.grading.grader import compile_item, grade_compiled
+from bot.grading.grader import CompiledItem, compile_item, grade_compiled
+from bot.grading.matching import CPattern, Matcher
 from bot.grading.models import Response
+from bot.grading.negation import scope
+from bot.grading.normalize import normalize
+from bot.grading.sentences import segment
 
 MIN_ACCURACY: Final = 0.95
 """CI gate: at least 95% of all samples graded with their mark (issue 4)."""
@@ -62,6 +67,12 @@ class ItemReport(BaseModel):
     outcomes: list[SampleOutcome]
     silent_concepts: list[str] = Field(description="concepts credited on no sample")
     silent_misconceptions: list[str] = Field(description="misconceptions found on no sample")
+    silent_patterns: list[str] = Field(
+        default_factory=list,
+        description="rubric patterns that matched no sample and not the answer key, each "
+        "by its path in the item (``rubric.concepts[0].patterns[2]``, ``rubric.gist[1]``): "
+        "a pattern never tried on an answer, or one that cannot match",
+    )
     answer: SampleOutcome = Field(
         description="the item's own answer key (answer.text with its verdict), graded as a "
         "learner's answer: it must be graded correct, or the rubric marks the key wrong"
@@ -131,6 +142,43 @@ class SampleReport(BaseModel):
         )
 
 
+def _patterns(compiled: CompiledItem) -> dict[str, CPattern]:
+    """Every compiled rubric pattern of an item by its path in the item, rubric order."""
+    out: dict[str, CPattern] = {}
+    for field, rules in (
+        ("concepts", compiled.concepts),
+        ("misconceptions", compiled.misconceptions),
+    ):
+        for number, rule in enumerate(rules):
+            for index, pattern in enumerate(rule.patterns):
+                out[f"rubric.{field}[{number}].patterns[{index}]"] = pattern
+    if compiled.gist is not None:
+        for index, pattern in enumerate(compiled.gist.patterns):
+            out[f"rubric.gist[{index}]"] = pattern
+    return out
+
+
+def _unmatched(compiled: CompiledItem, texts: Iterable[str]) -> list[str]:
+    """The paths of the patterns (:func:`_patterns`) that match none of ``texts``.
+
+    A pattern counts as matching where the grader's matcher finds it at all, in any
+    polarity, negated, conditional or in a question: the question here is whether the
+    pattern can fire, not whether it credits. The texts are read by the grader's own
+    normalizer, segmenter and negation scope, and the item's compiled patterns and lookup
+    cache are reused, so this adds one matcher per sample and only tries patterns not
+    matched yet.
+    """
+    waiting = _patterns(compiled)
+    for text in texts:
+        if not waiting:
+            break
+        stream = segment(normalize(text))
+        matcher = Matcher(compiled.compiler, stream, scope(stream))
+        for path in [path for path, pattern in waiting.items() if matcher.spans(pattern)]:
+            del waiting[path]
+    return list(waiting)
+
+
 def evaluate_samples(items: Iterable[Item]) -> SampleReport:
     """Grade every sample of every item.
 
@@ -176,6 +224,9 @@ def evaluate_samples(items: Iterable[Item]) -> SampleReport:
                 silent_misconceptions=[
                     m.id for m in rubric.misconceptions if m.id not in fired_misconceptions
                 ],
+                silent_patterns=_unmatched(
+                    compiled, [*(sample.text for sample in item.samples), item.answer.text]
+                ),
                 answer=SampleOutcome(
                     index=-1,
                     expected=Label.CORRECT,

@@ -41,7 +41,7 @@ from bot.play.protocol import (
     VerdictSet,
 )
 from bot.progress.models import LearnerStats
-from bot.progress.stats import concepts_to_work_on
+from bot.progress.stats import concepts_to_work_on, describe_reviews
 from sandbox.protocol import visible_controls
 
 KIND_NAMES: Final = {
@@ -189,7 +189,7 @@ def stats_table(stats: LearnerStats) -> RenderableType:
             f"{stats.accuracy:.0%} · average score {stats.average_score:.2f} · "
             f"first try right {stats.first_try_rate:.0%}",
         )
-    table.add_row("reviews due", str(stats.reviews_due))
+    table.add_row("reviews", describe_reviews(stats))
     table.add_row("points", f"{stats.points}{POINTS_NOTE if not stats.points else ''}")
     if stats.by_kind:
         table.add_row(

@@ -523,6 +523,13 @@ class LearnerStats(Frozen):
         last_active: the local date of the latest attempt, or None.
         points: leaderboard points (in the guild, or summed over every guild).
         reviews_due: review cards due now (every scope: review is per learner).
+        reviews_scheduled: review cards not due yet (a missed item's card is due one day
+            later: docs/PROGRESS.md, *Review*).
+        next_review_in_s: seconds from these stats' instant to the earliest card not due
+            yet, or None when there is none.
+        missed_to_retry: items whose latest attempt was not correct and whose card is not
+            due yet: what ``review`` offers now after the due cards
+            (:func:`bot.progress.review.review_queue`'s ``missed``, uncapped).
         by_kind: accuracy per item kind, in kind order.
         by_topic: accuracy per tag, most attempted first.
         concepts: mastery per rubric concept, weakest first.
@@ -541,6 +548,9 @@ class LearnerStats(Frozen):
     last_active: date | None
     points: int = Field(ge=0)
     reviews_due: int = Field(ge=0)
+    reviews_scheduled: int = Field(0, ge=0)
+    next_review_in_s: float | None = Field(None, ge=0)
+    missed_to_retry: int = Field(0, ge=0)
     by_kind: list[Accuracy]
     by_topic: list[Accuracy]
     concepts: list[ConceptMastery]

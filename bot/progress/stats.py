@@ -132,6 +132,20 @@ def learner_stats(
         "SELECT count(*) FROM review_cards WHERE learner_id = ? AND due <= ?",
         [learner_id, ts(now)],
     ).fetchone()
+    later = db.execute(
+        "SELECT count(*), min(due) FROM review_cards WHERE learner_id = ? AND due > ?",
+        [learner_id, ts(now)],
+    ).fetchone()
+    missed = db.execute(
+        f"""
+        SELECT count(*) FROM review_cards AS c
+        JOIN learner_items AS i
+          ON i.learner_id = c.learner_id AND i.scope = {EVERYWHERE} AND i.item_id = c.item_id
+        WHERE c.learner_id = ? AND c.due > ? AND i.last_label != 'correct'
+        """,
+        [learner_id, ts(now)],
+    ).fetchone()
+    next_due = from_ts(later[1]) if later[1] is not None else None
 
     return LearnerStats(
         learner_id=learner_id,
@@ -146,6 +160,9 @@ def learner_stats(
         last_active=max(days) if days else None,
         points=(points_row[0] or 0) if points_row else 0,
         reviews_due=due[0],
+        reviews_scheduled=later[0],
+        next_review_in_s=(next_due - now).total_seconds() if next_due is not None else None,
+        missed_to_retry=missed[0],
         by_kind=by_kind,
         by_topic=by_topic,
         concepts=concepts,
@@ -161,6 +178,42 @@ def learner_stats(
             for row in weakest
         ],
     )
+
+
+def _wait(seconds: float) -> str:
+    """A wait in words, rounded: ``"40 min"``, ``"23 h"``, ``"3 days"``."""
+    minutes = max(1, round(seconds / 60))
+    if minutes < 60:
+        return f"{minutes} min"
+    hours = round(seconds / 3600)
+    if hours < 48:
+        return f"{hours} h"
+    return f"{round(seconds / 86400)} days"
+
+
+def describe_reviews(stats: LearnerStats) -> str:
+    """The review line every front end shows (``tutor stats``, ``tutor play``, ``/stats``).
+
+    "reviews due 0" right after five wrong answers read as if nothing were queued, while
+    ``review`` offered six (fresh15): a missed item's card is due a day later, and review
+    offers recent misses before then. So the line names all three.
+
+    Args:
+        stats: a learner's stats (:func:`learner_stats`).
+
+    Returns:
+        e.g. ``"0 due now (6 scheduled, the next in 23 h); 5 missed to retry now"``, or
+        ``"2 due now"`` when nothing else is queued.
+    """
+    words = f"{stats.reviews_due} due now"
+    if stats.reviews_scheduled:
+        words += f" ({stats.reviews_scheduled} scheduled"
+        if stats.next_review_in_s is not None:
+            words += f", the next in {_wait(stats.next_review_in_s)}"
+        words += ")"
+    if stats.missed_to_retry:
+        words += f"; {stats.missed_to_retry} missed to retry now"
+    return words
 
 
 def describe_concepts(stats: LearnerStats, descriptions: Mapping[str, str]) -> LearnerStats:

@@ -134,7 +134,10 @@ def test_a_misspelled_name_in_env_is_named_once_with_the_closest_setting(
     (tmp_path / ".env").write_text("OTHER_TOOL=1\ntutor_log_level=debug\nTUTOR_SANDBOX_WALLS=2\n")
     monkeypatch.setenv("TUTOR_CONTENT_DIR", str(CONTENT))
     assert main(["content", "check"]) == 0
-    assert capsys.readouterr().err == (
+    settings_lines = [  # content check's own rubric warnings name pack files, not .env
+        line for line in capsys.readouterr().err.splitlines() if ".env" in line
+    ]
+    assert settings_lines == [
         "tutor content: warning: .env: line 3: TUTOR_SANDBOX_WALLS is not a setting and is "
-        "ignored (did you mean TUTOR_SANDBOX_WALL_S?)\n"
-    )
+        "ignored (did you mean TUTOR_SANDBOX_WALL_S?)"
+    ]

@@ -46,6 +46,12 @@ def test_terminal_escapes_in_the_output_are_shown_not_obeyed() -> None:
     assert out == "\u241b[31mred\u241b[0m\n"
 
 
+def test_a_right_to_left_override_in_the_output_is_shown_as_its_code_point() -> None:
+    out, err = _shown("x = \u202e)]1[(rosnet\n", "\u2066e\u2069\n", exit_code=0)
+    assert "\u2066" not in err
+    assert out == "x = \u27e8U+202E\u27e9)]1[(rosnet\n"
+
+
 def test_a_graph_png_in_a_missing_directory_is_refused_as_input_and_nothing_is_created(
     tmp_path: Path,
 ) -> None:

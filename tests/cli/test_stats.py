@@ -53,6 +53,15 @@ def test_text_output_summarises_accuracy_and_streak(
     assert "streak:" in out
 
 
+def test_text_output_names_reviews_scheduled_and_missed_not_only_those_due(
+    db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Right after wrong answers "reviews due 0" hid what review offered (fresh15)."""
+    main(["stats", "--learner", str(ALICE), "--db", str(db_path)])
+    out = capsys.readouterr().out
+    assert "reviews: 0 due now (2 scheduled, the next in 24 h); 1 missed to retry now" in out
+
+
 def test_unknown_learner_gets_empty_stats(
     db_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -190,3 +190,48 @@ def test_content_item_filters_take_ids_in_any_case(capsys: pytest.CaptureFixture
     captured = capsys.readouterr()
     assert "unknown item id" not in captured.err
     assert "TF3" in captured.out
+
+
+def _unclosed_quote_pack() -> str:
+    """valid.yaml with ``title: "unclosed`` under TF1's kind (line 7); the next ``"``, two
+    lines down, closes it (fresh15: a comment's quote 36 lines down was the only line named)."""
+    lines = (HERE / "valid.yaml").read_text(encoding="utf-8").splitlines()
+    lines.insert(6, '    title: "unclosed')
+    return "\n".join(lines) + "\n"
+
+
+def _only_error(text: str) -> str:
+    with pytest.raises(ContentErrors) as refused:
+        parse_pack(text, "mem.yaml")
+    [error] = refused.value.errors
+    return str(error)
+
+
+def test_an_unclosed_quote_is_reported_where_it_was_opened() -> None:
+    assert "the string opened at line 7, column 12 runs on to line" in _only_error(
+        _unclosed_quote_pack()
+    )
+
+
+def test_an_unclosed_quote_names_the_item_whose_block_holds_it() -> None:
+    assert ": TF1: invalid YAML: " in _only_error(_unclosed_quote_pack())
+
+
+def test_an_unclosed_quote_keeps_the_line_where_the_parser_stopped() -> None:
+    text = _unclosed_quote_pack()
+    stopped = next(n for n, line in enumerate(text.splitlines()[7:], 8) if '"' in line)
+    assert _only_error(text).startswith(f"mem.yaml:{stopped}:")
+
+
+def test_a_quote_never_closed_names_its_opening_line() -> None:
+    text = (HERE / "valid.yaml").read_text(encoding="utf-8")
+    text = text.replace("hint: A fixture hint.", "hint: 'A fixture hint.")
+    text = text.replace("'", "") + "    notes: 'no end\n"
+    last = len(text.splitlines())
+    assert f"the string opened at line {last}, column 12 is never closed" in _only_error(text)
+
+
+def test_an_unclosed_flow_sequence_names_where_it_began_and_its_item() -> None:
+    error = _only_error((HERE / "broken" / "invalid_yaml.yaml").read_text(encoding="utf-8"))
+    assert error.startswith("mem.yaml:12:15: TF1: invalid YAML: expected ',' or ']'")
+    assert error.endswith("reading a flow sequence that began at line 11, column 11")

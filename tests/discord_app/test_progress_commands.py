@@ -74,6 +74,15 @@ async def test_stats_shows_accuracy_and_per_kind_results(harness: Harness) -> No
     assert fields["Points"] == "24"
 
 
+async def test_stats_name_reviews_scheduled_and_missed_as_tutor_stats_does(
+    harness: Harness,
+) -> None:
+    await _answer(harness, "why", "no idea at all")
+    fields = field_values((await harness.slash("stats")).reply)
+    assert fields["Reviews"].startswith("0 due now (1 scheduled, the next in 24 h)")
+    assert fields["Reviews"].endswith("; 1 missed to retry now (try `/review`)")
+
+
 async def test_stats_of_a_member_with_no_answers_invites_them_to_play(harness: Harness) -> None:
     stats = await harness.slash("stats", member=harness.other)
     assert stats.reply["embeds"][0]["title"] == "Progress of Grace"

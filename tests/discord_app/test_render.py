@@ -75,6 +75,18 @@ def test_a_terminal_escape_in_an_output_is_shown_not_sent_raw() -> None:
     assert "\u241b[31mred" in message.content
 
 
+def test_a_right_to_left_override_in_an_output_is_shown_as_its_code_point() -> None:
+    message = run_message(run_result("ok\u202e)]1[(\n"))
+    assert "\u202e" not in message.content
+    assert "ok\u27e8U+202E\u27e9)]1[(" in message.content
+
+
+def test_the_attached_full_output_shows_bidirectional_controls_too() -> None:
+    message = run_message(run_result("\u202ex\n" * 20))
+    assert message.full_output is not None
+    assert "\u202e" not in message.full_output.decode()
+
+
 def test_run_output_up_to_ten_lines_is_inline_without_a_file() -> None:
     message = run_message(run_result("a\n" * 10, duration_ms=5.2))
     assert message.full_output is None

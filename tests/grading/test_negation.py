@@ -378,3 +378,41 @@ def test_would_not_help_denies_the_clause_before_it(text: str) -> None:
     """A tester's "passing a gradient argument would not help" was praised for saying one
     must pass gradient=."""
     assert negated_words(text) & {"gradient=", "zero_grad", "gradient"}
+
+
+@pytest.mark.parametrize(
+    ("text", "mentioned", "claimed"),
+    [
+        ("people assume requires_grad=False keeps it out of the graph, but mixing records it",
+         "keeps", "mixing"),
+        ("A lot of people think each backward resets .grad, but it actually sums into it",
+         "resets", "sums"),
+        ("they probably assume backward replaces .grad each batch; it doesnt, it accumulates",
+         "replaces", "accumulates"),
+        ("it sounds like it would clear them but it doesnt; it only stops recording",
+         "clear", "recording"),
+        ("you might think it only stops gradient partially, but detach cuts the edge",
+         "partially", "cuts"),
+    ],
+)  # fmt: skip
+def test_a_belief_reported_to_be_rejected_is_only_mentioned(
+    text: str, mentioned: str, claimed: str
+) -> None:
+    # stop 17 (dev16): correct answers that name the usual wrong belief to reject it were
+    # graded incorrect, the belief read as the learner's own
+    assert {mentioned, claimed} & conditional_words(text) == {mentioned}
+
+
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("most people think backward resets .grad each call", "resets"),  # nothing rejects it
+        ("people think it accumulates and they are right", "accumulates"),
+        ("you think of .grad as a buffer that backward resets, but no", "resets"),  # no modal
+        ("it is not what you might think it resets, but no", "resets"),  # mid-clause
+    ],
+)
+def test_a_reported_belief_without_a_rejection_or_an_opening_stays_a_claim(
+    text: str, claimed: str
+) -> None:
+    assert claimed not in conditional_words(text)

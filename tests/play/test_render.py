@@ -35,6 +35,12 @@ def test_a_terminal_escape_in_an_output_is_shown_as_a_visible_character() -> Non
     assert "    tensor([1.])\u241b[31m" in shown
 
 
+def test_a_right_to_left_override_in_an_output_is_shown_as_its_code_point() -> None:
+    shown = render_plain(_revealed("tensor([1.])\u202e)]2[(\n"))
+    assert "\u202e" not in shown
+    assert "tensor([1.])\u27e8U+202E\u27e9)]2[(" in shown
+
+
 def test_the_output_says_where_it_came_from() -> None:
     assert "ran now in the sandbox: exit 0, torch 2.13.0, 31 ms" in render_plain(_revealed("x"))
     recorded = render_plain(_revealed("x", "recorded"))

@@ -136,6 +136,14 @@ def test_stats_name_the_concepts_to_work_on_in_words_and_say_why_points_are_zero
     assert "points are earned only in a Discord server" in " ".join(table.split())
 
 
+def test_stats_name_reviews_scheduled_and_missed_not_only_those_due(
+    tmp_path: Path, bank: Bank
+) -> None:
+    _, screen = _play(tmp_path, bank, "t", "it is overwritten each time", "s", "q")
+    table = " ".join(screen[screen.index("Your progress") :].split())
+    assert "reviews 0 due now (1 scheduled, the next in 24 h); 1 missed to retry now" in table
+
+
 def _menus(tmp_path: Path, bank: Bank, keys: str) -> tuple[int, str]:
     """Run the menus on ``keys`` (one per line) from the first prompt."""
     screen = io.StringIO()

@@ -6,6 +6,7 @@ from datetime import UTC, date, datetime
 
 from bot.content.models import Kind, Label
 from bot.progress.models import LearnerProfile
+from bot.progress.stats import describe_reviews
 from bot.progress.store import ProgressStore
 from tests.progress.conftest import ALICE, GUILD, FakeClock, attempt, wrong
 
@@ -138,3 +139,39 @@ async def test_recent_items_lists_the_latest_answered_first(
     assert await store.recent_items(ALICE) == ["TF1", "TF2", "SE1"]
     assert await store.recent_items(ALICE, limit=2) == ["TF1", "TF2"]
     assert await store.recent_items(ALICE + 99) == []
+
+
+async def test_cards_not_yet_due_are_counted_with_the_wait_for_the_next(
+    store: ProgressStore, clock: FakeClock
+) -> None:
+    await store.record_attempt(wrong(item_id="TF1"))
+    clock.advance(hours=1)
+    await store.record_attempt(wrong(item_id="TF2"))
+    stats = await store.learner_stats(ALICE)
+    assert (stats.reviews_due, stats.reviews_scheduled) == (0, 2)
+    assert stats.next_review_in_s == 23 * 3600
+
+
+async def test_items_just_missed_are_counted_as_ones_to_retry_now(store: ProgressStore) -> None:
+    await store.record_attempt(wrong(item_id="TF1"))
+    await store.record_attempt(attempt(item_id="TF2"))
+    assert (await store.learner_stats(ALICE)).missed_to_retry == 1
+
+
+async def test_the_review_line_names_what_is_due_scheduled_and_to_retry(
+    store: ProgressStore, clock: FakeClock
+) -> None:
+    """After wrong answers "reviews due 0" read as if nothing were queued (fresh15)."""
+    for item_id in ("TF1", "TF2", "TF3"):
+        await store.record_attempt(wrong(item_id=item_id))
+    clock.advance(minutes=30)
+    words = describe_reviews(await store.learner_stats(ALICE))
+    assert words == "0 due now (3 scheduled, the next in 24 h); 3 missed to retry now"
+
+
+async def test_the_review_line_is_only_the_due_count_when_nothing_else_waits(
+    store: ProgressStore, clock: FakeClock
+) -> None:
+    await store.record_attempt(attempt(item_id="TF1"))
+    clock.advance(days=400)
+    assert describe_reviews(await store.learner_stats(ALICE)) == "1 due now"

@@ -86,6 +86,17 @@ def test_control_characters_other_than_newline_and_tab_are_made_visible() -> Non
     assert shown == "a\u241b[31mb\u240dc\u2407\u2421\\x9b\td\n"
 
 
+@pytest.mark.parametrize("code", [0x202E, 0x202A, 0x2066, 0x2069, 0x200E, 0x200F, 0x061C])
+def test_a_bidirectional_control_is_shown_as_its_code_point(code: int) -> None:
+    """A learner's U+202E passed through raw would reorder the shown output (fresh15)."""
+    shown = visible_controls(f"tensor([1.]){chr(code)}x")
+    assert shown == f"tensor([1.])\u27e8U+{code:04X}\u27e9x"
+
+
+def test_letters_of_right_to_left_scripts_are_left_as_they_are() -> None:
+    assert visible_controls("\u05e9\u05dc\u05d5\u05dd \u0645") == "\u05e9\u05dc\u05d5\u05dd \u0645"
+
+
 def test_timing_out_wins_over_the_kill_signal() -> None:
     assert describe_outcome(JobOutcome(timed_out=True, signal=9), LIMITS).startswith("timed out")
 
