@@ -240,19 +240,19 @@ RETRACTED_WINDOW: Final = 15
 
 ATTRIBUTION_VERBS: Final = frozenset(
     {"think", "thinks", "assume", "assumes", "expect", "expects", "believe", "believes",
-     "imagine", "suppose"}
+     "imagine", "suppose", "say", "says", "claim", "claims"}
 )  # fmt: skip
 """Verbs that report someone else's belief ("people think X", "you might assume X")."""
 
 ATTRIBUTORS: Final = frozenset(
-    {"people", "folks", "many", "most", "everyone", "everybody", "beginners", "newbies",
-     "newcomers", "students", "learners", "they", "you", "one"}
+    {"people", "folks", "many", "most", "some", "everyone", "everybody", "beginners",
+     "newbies", "newcomers", "students", "learners", "they", "you", "one"}
 )  # fmt: skip
 """Who holds an attributed belief; ``you``, ``one`` and ``they`` need a modal before the
 verb ("you might think", "they probably assume"), as "you think of .grad as ..." explains."""
 
 _ATTRIBUTION_FILLERS: Final = frozenset(
-    {"a", "lot", "lots", "of", "us", "some", "often", "usually", "probably", "might", "may",
+    {"a", "lot", "lots", "of", "us", "often", "usually", "probably", "might", "may",
      "would", "could", "tend", "to", "sometimes", "commonly", "naturally", "first", "will",
      "wrongly", "mistakenly", "intuitively", "easily", "all"}
 )  # fmt: skip
@@ -268,6 +268,19 @@ ATTRIBUTION_DENIALS: Final = frozenset(
      "false", "incorrect", "myth", "untrue"}
 )  # fmt: skip
 """Words that reject an attributed belief right after it ("...; it doesn't", ", but no")."""
+
+_ATTRIBUTION_ENDS: Final = frozenset({"but", "however", "actually", "yet", "though", "although"})
+"""Contrast words that end a reported belief (not ``turns``: "many think eval() turns off
+autograd, but ..." reports a belief about turning)."""
+
+_BELIEF_NOUNS: Final = frozenset(
+    {"belief", "misconception", "myth", "assumption", "misunderstanding"}
+)
+"""``a common belief is that X; that's wrong``: a belief named by a noun, then ``is``."""
+
+_HEARSAY_VERBS: Final = frozenset({"say", "says", "claim", "claims"})
+"""Attribution verbs that report only others' words: "people often say X" reports a belief,
+"you could say X" endorses it, so these take no ``you``/``one``/``they``."""
 
 _CLAUSE_OPENERS: Final = SUBJECTS | ATTRIBUTION_DENIALS | TERMINATORS | {"that"}
 """Words that, after punctuation, start the clause that follows a reported belief ("...;
@@ -630,7 +643,11 @@ def scope(stream: TokenStream) -> Negation:
         _retracted(stream, result)
     if "only" in stream.vocab and not ONLY_IF.isdisjoint(stream.vocab):
         _necessary_condition(stream, result)
-    if not ATTRIBUTION_VERBS.isdisjoint(stream.vocab) or "like" in stream.vocab:
+    if (
+        not ATTRIBUTION_VERBS.isdisjoint(stream.vocab)
+        or "like" in stream.vocab
+        or not _BELIEF_NOUNS.isdisjoint(stream.vocab)
+    ):
         _attributed(stream, result)
     triggers = _TRIGGERS
     if triggers.isdisjoint(stream.vocab):
@@ -925,6 +942,8 @@ def _attribution_opening(stream: TokenStream, k: int) -> bool:
             and sent[k - 1] == sent[k]
             and (k < 2 or surf[k - 2] == "it" or brk[k - 1] or sent[k - 2] != sent[k])
         )
+    if word == "is":
+        return k >= 1 and surf[k - 1] in _BELIEF_NOUNS and sent[k - 1] == sent[k]
     if word not in ATTRIBUTION_VERBS:
         return False
     j = k - 1
@@ -952,7 +971,9 @@ def _attribution_opening(stream: TokenStream, k: int) -> bool:
         and surf[start - 1] not in ("but", "and", "so", "because", "since", "though")
     ):
         return False  # mid-clause ("what you think it does"): not an opening
-    return modal or who not in ("they", "you", "one")
+    if who in ("they", "you", "one"):
+        return modal and word not in _HEARSAY_VERBS
+    return True
 
 
 def _attributed(stream: TokenStream, result: Negation) -> None:
@@ -972,9 +993,9 @@ def _attributed(stream: TokenStream, result: Negation) -> None:
     n = len(surf)
     for k in range(1, n - 1):
         word = surf[k]
-        if (word != "like" and word not in ATTRIBUTION_VERBS) or not _attribution_opening(
-            stream, k
-        ):
+        if (
+            word != "like" and word != "is" and word not in ATTRIBUTION_VERBS
+        ) or not _attribution_opening(stream, k):
             continue
         j = k + 1
         if j < n and surf[j] == "that" and sent[j] == sent[k]:
@@ -984,7 +1005,7 @@ def _attributed(stream: TokenStream, result: Negation) -> None:
             j < n
             and j - region_start < RETRACTED_WINDOW
             and sent[j] == sent[k]
-            and surf[j] not in _CONTRASTS
+            and surf[j] not in _ATTRIBUTION_ENDS
             and not (j > region_start and brk[j] and surf[j] in _CLAUSE_OPENERS)
         ):
             j += 1

@@ -393,6 +393,12 @@ def test_would_not_help_denies_the_clause_before_it(text: str) -> None:
          "clear", "recording"),
         ("you might think it only stops gradient partially, but detach cuts the edge",
          "partially", "cuts"),
+        # fresh16: hearsay, a belief noun, "some", and a belief about "turns"
+        ("people often say it's a zero tensor, but it's actually None", "zero", "none"),
+        ("a common belief is that it's zeros; that's wrong, x.grad is None", "zeros", "none"),
+        ("None. Some expect a tensor of zeros, but it stays None", "zeros", "stays"),
+        ("false; many think eval() turns off autograd, but it only changes dropout",
+         "autograd", "dropout"),
     ],
 )  # fmt: skip
 def test_a_belief_reported_to_be_rejected_is_only_mentioned(
@@ -410,6 +416,7 @@ def test_a_belief_reported_to_be_rejected_is_only_mentioned(
         ("people think it accumulates and they are right", "accumulates"),
         ("you think of .grad as a buffer that backward resets, but no", "resets"),  # no modal
         ("it is not what you might think it resets, but no", "resets"),  # mid-clause
+        ("you could say it resets each call, but only the first", "resets"),  # endorses
     ],
 )
 def test_a_reported_belief_without_a_rejection_or_an_opening_stays_a_claim(
