@@ -655,16 +655,23 @@ Embeddings/Overrides/Isolates* and the implicit marks; the set CVE-2021-42574,
 U+202A-U+202E, LRI/RLI/FSI/PDI U+2066-U+2069. Shown raw, they reorder what a learner
 sees (``U+202E`` makes ``tensor([1.])`` read backwards)."""
 
+INVISIBLE_FORMATS: Final = frozenset([0x200B, 0x2060, 0xFEFF])
+"""Zero-width characters that show nothing and join nothing: ZERO WIDTH SPACE U+200B, WORD
+JOINER U+2060, ZERO WIDTH NO-BREAK SPACE U+FEFF. Shown raw, they hide in output (a learner
+copying ``tensor([1.])`` gets a different string); ZWJ/ZWNJ (U+200C-U+200D) are left alone:
+emoji and several scripts need them (fresh16)."""
+
 
 _CONTROL_PICTURES: Final = {
     **{code: chr(0x2400 + code) for code in range(0x20) if chr(code) not in "\t\n"},
     0x7F: "\u2421",
     **{code: f"\\x{code:02x}" for code in range(0x80, 0xA0)},
-    **{code: f"\u27e8U+{code:04X}\u27e9" for code in BIDI_CONTROLS},
+    **{code: f"\u27e8U+{code:04X}\u27e9" for code in BIDI_CONTROLS | INVISIBLE_FORMATS},
 }
 """Each control character but tab and newline, by code point, and what shows it: C0 and
 DEL as their Unicode Control Pictures (U+2400 block: ESC is ``␛``, CR ``␍``), C1 as a
-``\\x9b``-style escape (no picture exists), a bidirectional control as ``⟨U+202E⟩``."""
+``\\x9b``-style escape (no picture exists), a bidirectional control or an invisible format
+character (:data:`INVISIBLE_FORMATS`) as ``⟨U+202E⟩``."""
 
 
 def visible_controls(text: str) -> str:

@@ -93,6 +93,18 @@ def test_a_bidirectional_control_is_shown_as_its_code_point(code: int) -> None:
     assert shown == f"tensor([1.])\u27e8U+{code:04X}\u27e9x"
 
 
+@pytest.mark.parametrize("code", [0x200B, 0x2060, 0xFEFF])
+def test_an_invisible_format_character_is_shown_as_its_code_point(code: int) -> None:
+    """fresh16: a raw zero-width space hid in output that looked like tensor([1.])."""
+    shown = visible_controls(f"tensor([1.{chr(code)}])")
+    assert shown == f"tensor([1.\u27e8U+{code:04X}\u27e9])"
+
+
+def test_joiners_that_emoji_and_scripts_need_are_left_as_they_are() -> None:
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    assert visible_controls(family) == family
+
+
 def test_letters_of_right_to_left_scripts_are_left_as_they_are() -> None:
     assert visible_controls("\u05e9\u05dc\u05d5\u05dd \u0645") == "\u05e9\u05dc\u05d5\u05dd \u0645"
 
