@@ -59,7 +59,7 @@ def test_text_output_names_reviews_scheduled_and_missed_not_only_those_due(
     """Right after wrong answers "reviews due 0" hid what review offered (fresh15)."""
     main(["stats", "--learner", str(ALICE), "--db", str(db_path)])
     out = capsys.readouterr().out
-    assert "reviews: 0 due now (2 scheduled, the next in 24 h); 1 missed to retry now" in out
+    assert "reviews: 0 due now (2 scheduled, the next in 24 h); 1 missed to retry now (tutor play, then review)" in out
 
 
 def test_unknown_learner_gets_empty_stats(
