@@ -49,7 +49,12 @@ if ! [[ "$PROBED" =~ ^([0-9]+)\.([0-9]+)$ ]] \
         *) VERSION="is not Python (its --version says: $VERSION)" ;;
     esac
     echo "autograd-tutor needs Python >= 3.11; $CHECK $VERSION." >&2
-    echo "Set PYTHON=/path/to/python3.11 (and remove $VENV if it was made with another) and run again." >&2
+    # fresh16: the advice to remove $VENV is only for a venv that exists
+    if [ -e "$VENV" ]; then
+        echo "Set PYTHON=/path/to/python3.11 (and remove $VENV if it was made with another) and run again." >&2
+    else
+        echo "Set PYTHON=/path/to/python3.11 and run again." >&2
+    fi
     exit 1
 fi
 if [ ! -x "$VENV/bin/python" ]; then

@@ -228,6 +228,8 @@ def test_a_program_that_exits_0_without_printing_a_version_is_not_taken_for_pyth
     )
     assert "No such file or directory" not in done.stderr
     assert not (tmp_path / "x" / ".venv").exists()
+    # fresh16: no advice to remove a venv that does not exist
+    assert done.stderr.splitlines()[1] == "Set PYTHON=/path/to/python3.11 and run again."
 
 
 @pytest.mark.parametrize(
