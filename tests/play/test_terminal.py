@@ -141,7 +141,9 @@ def test_stats_name_reviews_scheduled_and_missed_not_only_those_due(
 ) -> None:
     _, screen = _play(tmp_path, bank, "t", "it is overwritten each time", "s", "q")
     table = " ".join(screen[screen.index("Your progress") :].split())
-    assert "reviews 0 due now (1 scheduled, the next in 24 h); 1 missed to retry now (type review)" in table
+    assert (
+        "reviews 0 due now (1 scheduled, the next in 24 h); 1 missed to retry now (type review)"
+    ) in table
 
 
 def _menus(tmp_path: Path, bank: Bank, keys: str) -> tuple[int, str]:
