@@ -931,8 +931,8 @@ def _retracted(stream: TokenStream, result: Negation) -> None:
 def _attribution_opening(stream: TokenStream, k: int) -> bool:
     """Whether the word at ``k`` ends an opening that reports another's belief: an
     attribution verb after a run of attributors and fillers that starts its clause ("a lot
-    of people think", "you might assume", "they probably expect"), or ``like`` after "it
-    sounds/feels/seems/looks"."""
+    of people think", "you might assume", "they probably expect"), ``like`` after "it
+    sounds/feels/seems/looks", or ``is`` after a belief noun ("a common belief is")."""
     surf, sent, brk = stream.surf, stream.sent, stream.brk
     word = surf[k]
     if word == "like":
