@@ -22,13 +22,11 @@ breaks").
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from bot.content.loader import Bank, SourceIndex
-from bot.content.models import Item
 from bot.content.patterns import NearPattern, Pattern, SeqPattern, Term, parse_phrase
 
 _DIGITS: Final = re.compile(r"^[0-9]+$")
@@ -80,19 +78,6 @@ def _dead(term: Term) -> list[str]:
     ]
 
 
-def _rubric_patterns(item: Item) -> Iterator[tuple[str, Pattern]]:
-    """Every rubric pattern of ``item`` with its path (``TF1.rubric.concepts[0].patterns[2]``)."""
-    rubric = item.rubric
-    for number, concept in enumerate(rubric.concepts):
-        for index, pattern in enumerate(concept.patterns):
-            yield f"{item.id}.rubric.concepts[{number}].patterns[{index}]", pattern
-    for number, misconception in enumerate(rubric.misconceptions):
-        for index, pattern in enumerate(misconception.patterns):
-            yield f"{item.id}.rubric.misconceptions[{number}].patterns[{index}]", pattern
-    for index, pattern in enumerate(rubric.gist):
-        yield f"{item.id}.rubric.gist[{index}]", pattern
-
-
 def _fix(word: str) -> str:
     return f"write `{word}` instead (a code token matches the digits)"
 
@@ -112,7 +97,8 @@ def unmatchable_patterns(bank: Bank, sources: SourceIndex | None = None) -> list
     sources = sources if sources is not None else SourceIndex(bank)
     warnings: list[PatternWarning] = []
     for item in bank:
-        for where, pattern in _rubric_patterns(item):
+        for path, pattern in item.rubric.patterns_by_path():
+            where = f"{item.id}.{path}"
             never: list[str] = []
             dead: list[str] = []
             for phrase in _phrases(pattern):

@@ -36,6 +36,7 @@ embed-limits).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from enum import StrEnum
 from typing import Annotated, Literal, Self
 
@@ -241,6 +242,20 @@ class Rubric(Strict):
             return frozenset(self.required).union(*self.required_any)
         top = max(c.weight for c in self.concepts)
         return frozenset(c.id for c in self.concepts if c.weight == top)
+
+    def patterns_by_path(self) -> Iterator[tuple[str, Pattern]]:
+        """Every pattern with its path in the item, in rubric order: concepts, then
+        misconceptions, then the gist (``rubric.concepts[0].patterns[2]``,
+        ``rubric.gist[1]``): the names ``tutor content check`` and ``content test`` report
+        patterns by. The grader compiles patterns in this same order, one for one."""
+        for number, concept in enumerate(self.concepts):
+            for index, pattern in enumerate(concept.patterns):
+                yield f"rubric.concepts[{number}].patterns[{index}]", pattern
+        for number, misconception in enumerate(self.misconceptions):
+            for index, pattern in enumerate(misconception.patterns):
+                yield f"rubric.misconceptions[{number}].patterns[{index}]", pattern
+        for index, pattern in enumerate(self.gist):
+            yield f"rubric.gist[{index}]", pattern
 
 
 class Sample(Strict):

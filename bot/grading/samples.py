@@ -143,19 +143,14 @@ class SampleReport(BaseModel):
 
 
 def _patterns(compiled: CompiledItem) -> dict[str, CPattern]:
-    """Every compiled rubric pattern of an item by its path in the item, rubric order."""
-    out: dict[str, CPattern] = {}
-    for field, rules in (
-        ("concepts", compiled.concepts),
-        ("misconceptions", compiled.misconceptions),
-    ):
-        for number, rule in enumerate(rules):
-            for index, pattern in enumerate(rule.patterns):
-                out[f"rubric.{field}[{number}].patterns[{index}]"] = pattern
+    """Every compiled rubric pattern of an item by its path in the item
+    (:meth:`bot.content.models.Rubric.patterns_by_path`, whose order the compiler keeps)."""
+    rules = (*compiled.concepts, *compiled.misconceptions)
     if compiled.gist is not None:
-        for index, pattern in enumerate(compiled.gist.patterns):
-            out[f"rubric.gist[{index}]"] = pattern
-    return out
+        rules = (*rules, compiled.gist)
+    patterns = [pattern for rule in rules for pattern in rule.patterns]
+    paths = [path for path, _ in compiled.item.rubric.patterns_by_path()]
+    return dict(zip(paths, patterns, strict=True))
 
 
 def _unmatched(compiled: CompiledItem, texts: Iterable[str]) -> list[str]:
