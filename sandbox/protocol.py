@@ -211,13 +211,23 @@ MAX_GRAPH_BYTES = 128 * 1024
 """Bytes of graph JSON the worker reads from a job; more is refused (a graph at every cap
 above takes well under this)."""
 
-_BIDI_CONTROLS = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+BIDI_CONTROLS: Final = frozenset(
+    [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+)
+"""The Unicode bidirectional formatting characters (UAX #9, *Explicit Directional
+Embeddings/Overrides/Isolates* and the implicit marks; the set CVE-2021-42574,
+"Trojan Source", lists): ALM U+061C, LRM/RLM U+200E-U+200F, LRE/RLE/PDF/LRO/RLO
+U+202A-U+202E, LRI/RLI/FSI/PDI U+2066-U+2069. Shown raw, they reorder what a learner
+sees (``U+202E`` makes ``tensor([1.])`` read backwards)."""
 
 
 def _printable(value: str) -> str:
-    """Refuse control and bidirectional-override characters (they would garble a picture)."""
+    """Refuse control and bidirectional-override characters (they would garble a picture).
+
+    Every :data:`BIDI_CONTROLS` character is a format character (category ``Cf``), so the
+    category test refuses them with the rest."""
     for char in value:
-        if char in _BIDI_CONTROLS or unicodedata.category(char) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
+        if unicodedata.category(char) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
             raise ValueError(f"contains the control character U+{ord(char):04X}")
     return value
 
@@ -645,15 +655,6 @@ def describe_outcome(outcome: JobOutcome, limits: Limits) -> str:
         words += f" (it also hit the limit of {limits.pids} processes)"
     return words
 
-
-BIDI_CONTROLS: Final = frozenset(
-    [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
-)
-"""The Unicode bidirectional formatting characters (UAX #9, *Explicit Directional
-Embeddings/Overrides/Isolates* and the implicit marks; the set CVE-2021-42574,
-"Trojan Source", lists): ALM U+061C, LRM/RLM U+200E-U+200F, LRE/RLE/PDF/LRO/RLO
-U+202A-U+202E, LRI/RLI/FSI/PDI U+2066-U+2069. Shown raw, they reorder what a learner
-sees (``U+202E`` makes ``tensor([1.])`` read backwards)."""
 
 INVISIBLE_FORMATS: Final = frozenset([0x200B, 0x2060, 0xFEFF])
 """Zero-width characters that show nothing and join nothing: ZERO WIDTH SPACE U+200B, WORD
