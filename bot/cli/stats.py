@@ -80,8 +80,7 @@ def render_text(stats: LearnerStats) -> str:
         f"first try right: {stats.first_try_rate:.0%}",
         f"streak: {stats.streaks.current} day(s), best {stats.streaks.best}   "
         f"points: {stats.points}{POINTS_NOTE if not stats.points else ''}",
-        f"reviews: {describe_reviews(stats)}"
-        + (" (tutor play, then review)" if stats.reviews_due or stats.missed_to_retry else ""),
+        f"reviews: {describe_reviews(stats, 'tutor play, then review')}",
     ]
     if stats.by_kind:
         kinds = ", ".join(f"{a.key} {a.accuracy:.0%} ({a.attempts})" for a in stats.by_kind)

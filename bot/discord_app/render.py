@@ -372,10 +372,7 @@ def stats_embed(stats: LearnerStats, who: str) -> discord.Embed:
     )
     embed.add_field(name="Points", value=str(stats.points))
     if stats.reviews_due or stats.reviews_scheduled or stats.missed_to_retry:
-        now = stats.reviews_due or stats.missed_to_retry
-        embed.add_field(
-            name="Reviews", value=describe_reviews(stats) + (" (try `/review`)" if now else "")
-        )
+        embed.add_field(name="Reviews", value=describe_reviews(stats, "try `/review`"))
     if stats.by_kind:
         per_kind = [
             f"{KIND_TITLE[Kind(k.key)]}: {_pct(k.accuracy)} of {k.attempts}" for k in stats.by_kind

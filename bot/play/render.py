@@ -189,9 +189,7 @@ def stats_table(stats: LearnerStats) -> RenderableType:
             f"{stats.accuracy:.0%} · average score {stats.average_score:.2f} · "
             f"first try right {stats.first_try_rate:.0%}",
         )
-    now = stats.reviews_due or stats.missed_to_retry
-    # fresh16: the line said what was waiting but not how to start it
-    table.add_row("reviews", describe_reviews(stats) + (" (type review)" if now else ""))
+    table.add_row("reviews", describe_reviews(stats, "type review"))
     table.add_row("points", f"{stats.points}{POINTS_NOTE if not stats.points else ''}")
     if stats.by_kind:
         table.add_row(

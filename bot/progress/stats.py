@@ -191,7 +191,7 @@ def _wait(seconds: float) -> str:
     return f"{round(seconds / 86400)} days"
 
 
-def describe_reviews(stats: LearnerStats) -> str:
+def describe_reviews(stats: LearnerStats, how: str | None = None) -> str:
     """The review line every front end shows (``tutor stats``, ``tutor play``, ``/stats``).
 
     "reviews due 0" right after five wrong answers read as if nothing were queued, while
@@ -200,6 +200,9 @@ def describe_reviews(stats: LearnerStats) -> str:
 
     Args:
         stats: a learner's stats (:func:`learner_stats`).
+        how: how this front end starts a review ("type review", "try `/review`"), added in
+            brackets when something can be reviewed now (fresh16: the line said what was
+            waiting, not how to start it).
 
     Returns:
         e.g. ``"0 due now (6 scheduled, the next in 23 h); 5 missed to retry now"``, or
@@ -213,6 +216,8 @@ def describe_reviews(stats: LearnerStats) -> str:
         words += ")"
     if stats.missed_to_retry:
         words += f"; {stats.missed_to_retry} missed to retry now"
+    if how and (stats.reviews_due or stats.missed_to_retry):
+        words += f" ({how})"
     return words
 
 
