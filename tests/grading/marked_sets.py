@@ -103,6 +103,8 @@ MARKED_SETS: Final = (
     MarkedSet("eval25/test11.jsonl", "all", 500, held_out=True, min_opposite=1),
     MarkedSet("eval26/dev16.jsonl", "core", 442, held_out=False, min_opposite=2),
     MarkedSet("eval27/dev17.jsonl", "all", 500, held_out=False, min_opposite=1),
+    MarkedSet("eval28/test12.jsonl", "all", 500, held_out=True, min_opposite=1),
+    MarkedSet("eval29/dev18.jsonl", "all", 500, held_out=False, min_opposite=1),
 )
 """Every marked set, tuning and held-out."""
 

@@ -131,6 +131,11 @@ FLOORS: dict[str, Floor] = {
     "eval25/test11.jsonl": Floor(
         agreement=0.88, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
+    # held-out set 12, written blind in stop 18; graded (numbers only) on the stop's starting
+    # commit (e71019b) at 440/500 = 88.0%, 2/200 = 1.0%, 0/94 = 0.0%
+    "eval28/test12.jsonl": Floor(
+        agreement=0.87, incorrect_as_correct=0.02, opposite_as_correct=0.05
+    ),
 }
 
 reports: dict[str, EvalReport] = {}
