@@ -326,7 +326,7 @@ def denied_in_claim(
     semicolon, dash...) and no word of :data:`CLAIM_JOINS` from the first to the last word
     of the two, at most :data:`CLAIM_FRAGMENT_GAP` words apart ("returns 27 and x.grad
     becomes 27" keeps "returns 27"). Measured on every marked tuning set and sample when
-    written: no label changed; 9 wrong answers lost a concept.
+    written: no label changed; 6 wrong answers lost a concept.
     Such a concept is contradicted, so neither the ✓ nor mastery credits it. A crediting
     match elsewhere keeps the credit (the learner may state both sides in turn).
 
