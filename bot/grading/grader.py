@@ -46,6 +46,7 @@ from bot.grading.scoring import (
     MisconceptionOutcome,
     assess,
     concept_outcome,
+    denied_in_claim,
     is_gesture,
     is_keyword_stuffing,
     misconception_found,
@@ -313,7 +314,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
             )
     if claims:
         outcomes = [
-            outside_claims(o, row[3], hits, claims)
+            denied_in_claim(outside_claims(o, row[3], hits, claims), row[3], hits, claims, stream)
             for row, o, hits in zip(concept_rows, outcomes, matches, strict=False)
         ]
     stuffing = is_keyword_stuffing(stream, reading.end, matcher.matched_tokens, domain_stems())

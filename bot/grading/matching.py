@@ -51,7 +51,7 @@ from bot.grading.lexicon import (
     stem,
     within_slips,
 )
-from bot.grading.negation import FUNCTION_WORDS, Negation
+from bot.grading.negation import FUNCTION_WORDS, HINDER_VERBS, Negation
 from bot.grading.normalize import expand_contractions, normalize
 from bot.grading.sentences import TokenStream, segment
 from bot.grading.synonyms import expansions_for_prefix, expansions_for_word, merged
@@ -855,13 +855,46 @@ class Matcher:
                 seen.add(key)
                 tokens = span[3]
                 if conditional and not conditional.isdisjoint(tokens):
-                    conditioned.append(span)
+                    if self._denied_hindrance(tokens):
+                        if span[2] & FLIPPED:
+                            affirmed.append(span)
+                        else:
+                            negated.append(span)
+                    else:
+                        conditioned.append(span)
                 elif negation.negated(tokens) != bool(span[2] & FLIPPED):
                     # a longer span discounts the cues it spells ("no longer a leaf")
                     negated.append(span)
                 else:
                     affirmed.append(span)
         return RuleHits(affirmed, negated, conditioned)
+
+    def _denied_hindrance(self, tokens: tuple[int, ...]) -> bool:
+        """Whether a span that runs into the mention after a verb of hindering ("stop new
+        ops *from being recorded*", :data:`bot.grading.negation.HINDER_VERBS`) has that verb
+        denied: "does not stop new ops from being recorded" states the recording, so the span
+        is negated rather than a mention. Only a hindrance's ``from`` region counts; a span
+        reaching into an ``if``/``unless`` clause stays conditional, and so does one that
+        spells only the mention ("doesn't stop *sqrt from running*" states that sqrt runs,
+        which a conditional mention already credits)."""
+        conditional = self.negation.conditional
+        first = -1
+        for t in tokens:
+            if t in conditional:
+                first = t
+                break
+        if first <= tokens[0]:
+            return False
+        while first - 1 in conditional:
+            first -= 1
+        if first < 1 or self.stream.surf[first - 1] != "from":
+            return False
+        head = tuple(t for t in tokens if t < first)
+        surf = self.stream.surf
+        for t in head:
+            if surf[t] in HINDER_VERBS:  # the span spells the hindrance itself
+                return self.negation.negated(head)
+        return False
 
     def _mixed_rule(self, rule: CompiledRule, flips: tuple[bool, ...]) -> RuleHits:
         """:meth:`rule` for a rule whose patterns have different polarities.
@@ -896,6 +929,12 @@ class Matcher:
             if any(s <= start and end <= e and (s, e) != (start, end) for (s, e, _, _), _ in found):
                 continue
             if conditional and not conditional.isdisjoint(span[3]):
+                if self._denied_hindrance(span[3]):
+                    if bool(span[2] & FLIPPED) != flip:
+                        hits.affirmed.append(span)
+                    else:
+                        hits.negated.append(span)
+                    continue
                 # the pattern's own polarity travels with the span: a deny pattern that runs
                 # into a condition ("None even if it affects the loss") must not read as
                 # the affirmed belief (scoring.misconception_found)

@@ -212,3 +212,27 @@ def test_praise_stays_for_a_right_sentence_beside_a_capped_one(bank: Bank) -> No
         )
     )
     assert result.feedback.right
+
+
+def test_a_concept_denied_by_the_stated_misconception_is_not_credited(bank: Bank) -> None:
+    """fresh17: "the op is not recorded when any input has requires_grad=False" credited
+    "the op is recorded" (from "any input has") beside the capped belief that it is not, so
+    mastery counted a concept the learner denied."""
+    result = Grader(bank).grade(
+        Response(
+            item_id="TF1",
+            verdict=False,
+            text="the op is not recorded when any input has requires_grad=False",
+        )
+    )
+    assert result.label is Label.INCORRECT
+    assert "combined-is-tracked" not in result.concepts_hit
+    assert "combined-is-tracked" in result.concepts_contradicted
+
+
+def test_a_right_value_joined_to_a_wrong_claim_keeps_its_credit(bank: Bank) -> None:
+    """ "returns 27" is right even when "x.grad becomes 27" beside it is the misconception:
+    "and" joins two claims, so only the wrong one is withdrawn."""
+    result = Grader(bank).grade(Response(item_id="EC11", text="returns 27 and x.grad becomes 27"))
+    assert result.misconceptions
+    assert "returns-27" in result.concepts_hit

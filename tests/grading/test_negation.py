@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from bot.content.loader import Bank
+from bot.grading import Grader, Response
 from bot.grading.negation import scope
 from bot.grading.normalize import normalize
 from bot.grading.sentences import segment
@@ -300,6 +302,24 @@ def test_what_a_verb_of_hindering_keeps_from_happening_is_a_mention() -> None:
     text = "no_grad only stops new ops from being recorded"
     assert "recorded" in conditional_words(text)
     assert "recorded" not in negated_words(text)
+
+
+def test_a_denied_hindrance_does_not_credit_what_it_hinders(bank: Bank) -> None:
+    """fresh17: "does not stop new ops from being recorded" credited "no_grad stops the
+    recording": the span spells the hindering verb, and that verb is denied."""
+    grader = Grader(bank)
+    denied = grader.grade(
+        Response(
+            item_id="TF7",
+            verdict=False,
+            text="no_grad does not stop new ops from being recorded, it wipes .grad",
+        )
+    )
+    assert "stops-recording" not in denied.concepts_hit
+    stated = grader.grade(
+        Response(item_id="TF7", verdict=False, text="no_grad stops new ops from being recorded")
+    )
+    assert "stops-recording" in stated.concepts_hit
 
 
 def test_a_remedy_that_keeps_a_problem_from_happening_still_names_it() -> None:
