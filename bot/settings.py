@@ -308,6 +308,12 @@ ContentDir = Annotated[Path, AfterValidator(content_directory)]
 """The type of ``content_dir`` in every settings class that reads it: one validator
 (:func:`content_directory`) for ``TutorSettings`` and ``ContentSettings``."""
 
+PlayLearnerId = Annotated[
+    int, Field(gt=0, le=2**63 - 1, description="The learner id tutor play records as.")
+]
+"""A Discord user id (1 to 2^63-1): ``TUTOR_PLAY_LEARNER_ID``, read by ``tutor play`` and,
+as its default learner, by ``tutor stats``."""
+
 TUTOR_ENV: Final = SettingsConfigDict(
     env_prefix="TUTOR_",
     env_file=ENV_FILE,
@@ -319,6 +325,37 @@ TUTOR_ENV: Final = SettingsConfigDict(
     frozen=True,
 )
 """Where every ``TUTOR_*`` settings class reads from: the environment, then ``.env``."""
+
+
+class PlayLearnerSettings(BaseSettings):
+    """Only ``TUTOR_PLAY_LEARNER_ID`` (environment, then ``.env``): ``tutor stats`` without
+    ``--learner`` shows the terminal player's progress, and must not need the bot's other
+    settings to be valid to do so.
+
+    Attributes:
+        play_learner_id: the learner ``tutor play`` records as (default 1).
+    """
+
+    model_config = TUTOR_ENV
+
+    play_learner_id: PlayLearnerId = 1
+
+
+def refuse_database_directory(path: Path) -> None:
+    """Refuse a progress database path that is a directory, with the fix in the message.
+
+    One check for every settings class that names the database (``TUTOR_DATABASE_PATH``,
+    ``--db``), so ``tutor play``, ``tutor stats``, ``tutor health`` and ``tutor bot`` all say
+    the same and exit 2 through their settings check.
+
+    Raises:
+        ValueError: ``path`` is an existing directory.
+    """
+    if path.is_dir():
+        raise ValueError(
+            f"{path} is a directory, not a progress database: give a file path "
+            f"such as {path / 'tutor.db'}"
+        )
 
 
 class TutorSettings(BaseSettings):
@@ -379,18 +416,12 @@ class TutorSettings(BaseSettings):
         DEFAULT_BUSY_TIMEOUT_S, ge=0, le=600, description="Seconds a write waits for a lock."
     )
     db_synchronous: Synchronous = "NORMAL"
-    play_learner_id: int = Field(
-        1, gt=0, le=2**63 - 1, description="The learner id tutor play records as."
-    )
+    play_learner_id: PlayLearnerId = 1
 
     @field_validator("database_path")
     @classmethod
     def _database_directory_exists(cls, value: Path) -> Path:
-        if value.is_dir():
-            raise ValueError(
-                f"{value} is a directory, not a progress database: give a file path "
-                f"such as {value / 'tutor.db'}"
-            )
+        refuse_database_directory(value)
         if str(value) == ":memory:" or value.parent.is_dir():
             return value
         if (file := blocking_file(value)) is not None:
