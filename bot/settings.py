@@ -341,21 +341,47 @@ class PlayLearnerSettings(BaseSettings):
     play_learner_id: PlayLearnerId = 1
 
 
-def refuse_database_directory(path: Path) -> None:
-    """Refuse a progress database path that is a directory, with the fix in the message.
+def check_database_path(value: Path) -> Path:
+    """Validate a progress database path (``TUTOR_DATABASE_PATH``, ``--db``).
 
-    One check for every settings class that names the database (``TUTOR_DATABASE_PATH``,
-    ``--db``), so ``tutor play``, ``tutor stats``, ``tutor health`` and ``tutor bot`` all say
-    the same and exit 2 through their settings check.
+    One check for every settings class that names the database, so ``tutor play``,
+    ``tutor stats``, ``tutor health`` and ``tutor bot`` all refuse the same paths with the
+    same words and exit 2 through their settings check (fresh17, fresh18 #4).
+
+    Args:
+        value: the path given.
+
+    Returns:
+        ``value``: an existing file, a new file in an existing directory, ``:memory:``, or
+        the default ``data/tutor.db`` (whose ``data/`` is created on first write).
 
     Raises:
-        ValueError: ``path`` is an existing directory.
+        ValueError: ``value`` is a directory, a file stands where one of its directories
+            should be, or (for a path other than the default) its directory does not exist:
+            a mistyped path never starts a fresh, empty database.
     """
-    if path.is_dir():
+    if value.is_dir():
         raise ValueError(
-            f"{path} is a directory, not a progress database: give a file path "
-            f"such as {path / 'tutor.db'}"
+            f"{value} is a directory, not a progress database: give a file path "
+            f"such as {value / 'tutor.db'}"
         )
+    if str(value) == ":memory:" or value.parent.is_dir():
+        return value
+    if (file := blocking_file(value)) is not None:
+        if value == DEFAULT_DATABASE_PATH:
+            # fresh12 #4: `mkdir data` then crashed tutor play with a traceback.
+            raise ValueError(
+                f"{value} cannot be created: {not_a_directory(file)}: "
+                "move it away, or use another file (--db, TUTOR_DATABASE_PATH)"
+            )
+        raise ValueError(missing_directory(value, "the progress database"))
+    if value == DEFAULT_DATABASE_PATH:
+        return value
+    raise ValueError(
+        f"the directory {str(value.parent)!r} does not exist: create it or fix the path "
+        f"(only the default {DEFAULT_DATABASE_PATH.parent}/ is created, so a mistyped "
+        "path never starts a fresh, empty database)"
+    )
 
 
 class TutorSettings(BaseSettings):
@@ -421,24 +447,7 @@ class TutorSettings(BaseSettings):
     @field_validator("database_path")
     @classmethod
     def _database_directory_exists(cls, value: Path) -> Path:
-        refuse_database_directory(value)
-        if str(value) == ":memory:" or value.parent.is_dir():
-            return value
-        if (file := blocking_file(value)) is not None:
-            if value == DEFAULT_DATABASE_PATH:
-                # fresh12 #4: `mkdir data` then crashed tutor play with a traceback.
-                raise ValueError(
-                    f"{value} cannot be created: {not_a_directory(file)}: "
-                    "move it away, or use another file (--db, TUTOR_DATABASE_PATH)"
-                )
-            raise ValueError(missing_directory(value, "the progress database"))
-        if value == DEFAULT_DATABASE_PATH:
-            return value
-        raise ValueError(
-            f"the directory {str(value.parent)!r} does not exist: create it or fix the path "
-            f"(only the default {DEFAULT_DATABASE_PATH.parent}/ is created, so a mistyped "
-            "path never starts a fresh, empty database)"
-        )
+        return check_database_path(value)
 
     @field_validator("log_level", mode="before")
     @classmethod

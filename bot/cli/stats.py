@@ -175,7 +175,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
         elif not path.parent.is_dir():
             missing = f": the directory {str(path.parent)!r} does not exist"
         print(
-            f"no progress database at {path}{missing} (pass --db PATH or set TUTOR_DATABASE_PATH)",
+            f"tutor stats: no progress database at {path}{missing} (pass --db PATH or set "
+            "TUTOR_DATABASE_PATH)",
             file=sys.stderr,
         )
         return 1
@@ -190,7 +191,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         from bot.progress.db import describe_open_error
 
         why = describe_open_error(path, exc)
-        print(f"cannot read the progress database {path}: {why}", file=sys.stderr)
+        print(f"tutor stats: cannot read the progress database {path}: {why}", file=sys.stderr)
         return 1
     print(stats.model_dump_json(indent=2) if args.json else render_text(stats))
     return 0

@@ -12,7 +12,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings
 
 from bot.progress.options import DEFAULT_BUSY_TIMEOUT_S, Synchronous
-from bot.settings import TUTOR_ENV, refuse_database_directory
+from bot.settings import TUTOR_ENV, check_database_path
 
 
 class ProgressSettings(BaseSettings):
@@ -40,6 +40,5 @@ class ProgressSettings(BaseSettings):
 
     @field_validator("database_path")
     @classmethod
-    def _not_a_directory(cls, value: Path) -> Path:
-        refuse_database_directory(value)
-        return value
+    def _usable_path(cls, value: Path) -> Path:
+        return check_database_path(value)
