@@ -308,6 +308,12 @@ ContentDir = Annotated[Path, AfterValidator(content_directory)]
 """The type of ``content_dir`` in every settings class that reads it: one validator
 (:func:`content_directory`) for ``TutorSettings`` and ``ContentSettings``."""
 
+PlayLearnerId = Annotated[
+    int, Field(gt=0, le=2**63 - 1, description="The learner id tutor play records as.")
+]
+"""A Discord user id (1 to 2^63-1): ``TUTOR_PLAY_LEARNER_ID``, read by ``tutor play`` and,
+as its default learner, by ``tutor stats``."""
+
 TUTOR_ENV: Final = SettingsConfigDict(
     env_prefix="TUTOR_",
     env_file=ENV_FILE,
@@ -319,6 +325,63 @@ TUTOR_ENV: Final = SettingsConfigDict(
     frozen=True,
 )
 """Where every ``TUTOR_*`` settings class reads from: the environment, then ``.env``."""
+
+
+class PlayLearnerSettings(BaseSettings):
+    """Only ``TUTOR_PLAY_LEARNER_ID`` (environment, then ``.env``): ``tutor stats`` without
+    ``--learner`` shows the terminal player's progress, and must not need the bot's other
+    settings to be valid to do so.
+
+    Attributes:
+        play_learner_id: the learner ``tutor play`` records as (default 1).
+    """
+
+    model_config = TUTOR_ENV
+
+    play_learner_id: PlayLearnerId = 1
+
+
+def check_database_path(value: Path) -> Path:
+    """Validate a progress database path (``TUTOR_DATABASE_PATH``, ``--db``).
+
+    One check for every settings class that names the database, so ``tutor play``,
+    ``tutor stats``, ``tutor health`` and ``tutor bot`` all refuse the same paths with the
+    same words and exit 2 through their settings check (fresh17, fresh18 #4).
+
+    Args:
+        value: the path given.
+
+    Returns:
+        ``value``: an existing file, a new file in an existing directory, ``:memory:``, or
+        the default ``data/tutor.db`` (whose ``data/`` is created on first write).
+
+    Raises:
+        ValueError: ``value`` is a directory, a file stands where one of its directories
+            should be, or (for a path other than the default) its directory does not exist:
+            a mistyped path never starts a fresh, empty database.
+    """
+    if value.is_dir():
+        raise ValueError(
+            f"{value} is a directory, not a progress database: give a file path "
+            f"such as {value / 'tutor.db'}"
+        )
+    if str(value) == ":memory:" or value.parent.is_dir():
+        return value
+    if (file := blocking_file(value)) is not None:
+        if value == DEFAULT_DATABASE_PATH:
+            # fresh12 #4: `mkdir data` then crashed tutor play with a traceback.
+            raise ValueError(
+                f"{value} cannot be created: {not_a_directory(file)}: "
+                "move it away, or use another file (--db, TUTOR_DATABASE_PATH)"
+            )
+        raise ValueError(missing_directory(value, "the progress database"))
+    if value == DEFAULT_DATABASE_PATH:
+        return value
+    raise ValueError(
+        f"the directory {str(value.parent)!r} does not exist: create it or fix the path "
+        f"(only the default {DEFAULT_DATABASE_PATH.parent}/ is created, so a mistyped "
+        "path never starts a fresh, empty database)"
+    )
 
 
 class TutorSettings(BaseSettings):
@@ -379,35 +442,12 @@ class TutorSettings(BaseSettings):
         DEFAULT_BUSY_TIMEOUT_S, ge=0, le=600, description="Seconds a write waits for a lock."
     )
     db_synchronous: Synchronous = "NORMAL"
-    play_learner_id: int = Field(
-        1, gt=0, le=2**63 - 1, description="The learner id tutor play records as."
-    )
+    play_learner_id: PlayLearnerId = 1
 
     @field_validator("database_path")
     @classmethod
     def _database_directory_exists(cls, value: Path) -> Path:
-        if value.is_dir():
-            raise ValueError(
-                f"{value} is a directory, not a progress database: give a file path "
-                f"such as {value / 'tutor.db'}"
-            )
-        if str(value) == ":memory:" or value.parent.is_dir():
-            return value
-        if (file := blocking_file(value)) is not None:
-            if value == DEFAULT_DATABASE_PATH:
-                # fresh12 #4: `mkdir data` then crashed tutor play with a traceback.
-                raise ValueError(
-                    f"{value} cannot be created: {not_a_directory(file)}: "
-                    "move it away, or use another file (--db, TUTOR_DATABASE_PATH)"
-                )
-            raise ValueError(missing_directory(value, "the progress database"))
-        if value == DEFAULT_DATABASE_PATH:
-            return value
-        raise ValueError(
-            f"the directory {str(value.parent)!r} does not exist: create it or fix the path "
-            f"(only the default {DEFAULT_DATABASE_PATH.parent}/ is created, so a mistyped "
-            "path never starts a fresh, empty database)"
-        )
+        return check_database_path(value)
 
     @field_validator("log_level", mode="before")
     @classmethod

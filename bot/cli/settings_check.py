@@ -22,7 +22,8 @@ S = TypeVar("S", bound=BaseSettings)
 SETTINGS_READ: Final[dict[str, str]] = {
     "play, health, bot": "every front-end one (bot.settings.TutorSettings); the worker's "
     "TUTOR_SANDBOX_* ones too when they start a local worker",
-    "stats": "TUTOR_DATABASE_PATH, TUTOR_ANSWER_RETENTION_DAYS, TUTOR_DB_* and TUTOR_CONTENT_DIR",
+    "stats": "TUTOR_DATABASE_PATH, TUTOR_ANSWER_RETENTION_DAYS, TUTOR_DB_*, TUTOR_CONTENT_DIR"
+    " and, without --learner, TUTOR_PLAY_LEARNER_ID",
     "content, grade": "TUTOR_CONTENT_DIR only (content verify: TUTOR_SANDBOX_* too)",
     "sandbox": "the worker's TUTOR_SANDBOX_* ones only",
 }

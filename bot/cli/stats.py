@@ -1,9 +1,10 @@
 """``tutor stats``: a learner's progress from the SQLite store, for people or tools.
 
-``tutor stats --learner ID [--guild ID] --json`` prints :class:`LearnerStats` as JSON (the
-contract for tools); without ``--json`` a short text summary. The database is
-``--db PATH``, else ``TUTOR_DATABASE_PATH`` (environment, then ``.env``, as for every
-command), else ``data/tutor.db``, and stderr names the file read; a missing file is an
+``tutor stats [--learner ID] [--guild ID] --json`` prints :class:`LearnerStats` as JSON (the
+contract for tools); without ``--json`` a short text summary. Without ``--learner`` it is
+the terminal player's (``TUTOR_PLAY_LEARNER_ID``, else 1), as ``tutor play`` records.
+The database is ``--db PATH``, else ``TUTOR_DATABASE_PATH`` (environment, then ``.env``,
+as for every command), else ``data/tutor.db``, and stderr names the file read; a missing file is an
 error (reading stats never creates a database), and the file is opened read-only: a
 copy or a read-only mount of a server's database can be read. The store is imported only when the
 command runs, so other ``tutor`` commands never load sqlite-utils.
@@ -42,9 +43,10 @@ def register(sub: Any) -> None:
     stats.add_argument(
         "--learner",
         type=_snowflake,
-        required=True,
+        default=None,
         metavar="ID",
-        help="the learner's Discord user id (tutor play records as TUTOR_PLAY_LEARNER_ID, 1)",
+        help="the learner's Discord user id (default: the one tutor play records as, "
+        "$TUTOR_PLAY_LEARNER_ID, else 1)",
     )
     stats.add_argument(
         "--guild", type=_snowflake, default=None, metavar="ID", help="only this guild"
@@ -132,12 +134,21 @@ async def _read(
 
 def cmd_stats(args: argparse.Namespace) -> int:
     """Print the learner's stats; exit 1 when the database is missing or unreadable, 2 on a
-    bad ``TUTOR_*`` database setting or ``TUTOR_CONTENT_DIR`` (one line each, naming the
-    variable, as ``tutor play`` and ``tutor health`` do)."""
+    bad ``--db``, ``TUTOR_*`` database setting or ``TUTOR_CONTENT_DIR`` (one line each,
+    naming the flag or variable, as ``tutor play`` and ``tutor health`` do: a directory
+    given as the database is one of them)."""
     from bot.cli.settings_check import read_settings
     from bot.progress.settings import ProgressSettings
     from bot.settings import blocking_file, not_a_directory
 
+    learner = args.learner
+    if learner is None:
+        from bot.settings import PlayLearnerSettings
+
+        player = read_settings(PlayLearnerSettings, "tutor stats")
+        if player is None:
+            return 2
+        learner = player.play_learner_id
     overrides = {"database_path": args.db} if args.db is not None else {}
     settings = read_settings(
         ProgressSettings, "tutor stats", overrides, flags={"database_path": "--db"}
@@ -157,9 +168,6 @@ def cmd_stats(args: argparse.Namespace) -> int:
     )
     # stderr: stdout stays the JSON contract; a user sees which file was read.
     print(f"tutor stats: database {path} (from {source})", file=sys.stderr)
-    if path.is_dir():
-        print(f"{path} is a directory, not a progress database (pass --db FILE)", file=sys.stderr)
-        return 1
     if not path.is_file():
         missing = ""
         if (file := blocking_file(path)) is not None:
@@ -167,14 +175,15 @@ def cmd_stats(args: argparse.Namespace) -> int:
         elif not path.parent.is_dir():
             missing = f": the directory {str(path.parent)!r} does not exist"
         print(
-            f"no progress database at {path}{missing} (pass --db PATH or set TUTOR_DATABASE_PATH)",
+            f"tutor stats: no progress database at {path}{missing} (pass --db PATH or set "
+            "TUTOR_DATABASE_PATH)",
             file=sys.stderr,
         )
         return 1
     from bot.progress.schema import StoreRefused
 
     try:
-        stats = asyncio.run(_read(settings, args.learner, args.guild, content))
+        stats = asyncio.run(_read(settings, learner, args.guild, content))
     except StoreRefused as exc:
         print(f"tutor stats: {exc}", file=sys.stderr)  # it names the file and what to do
         return 1
@@ -182,7 +191,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         from bot.progress.db import describe_open_error
 
         why = describe_open_error(path, exc)
-        print(f"cannot read the progress database {path}: {why}", file=sys.stderr)
+        print(f"tutor stats: cannot read the progress database {path}: {why}", file=sys.stderr)
         return 1
     print(stats.model_dump_json(indent=2) if args.json else render_text(stats))
     return 0

@@ -19,7 +19,10 @@ rules here look at the answer as a whole and at the words *around* the matches:
   mentions elsewhere, the key reason was only mentioned and the claim is the other cause;
 * **dismissals** ("only because of speed", "just a perf thing", "just for readability"):
   the learner says the rule exists for speed or style alone, which denies that the
-  behaviour depends on it.
+  behaviour depends on it;
+* **self-corrections** ("X... no wait, Y", "lr too big? no, ..."): the learner takes X back;
+  :func:`may_retract` spots the chance on the tokens, and
+  :func:`bot.grading.normalize.drop_retracted` drops what was taken back.
 
 Each rule, its evidence on the marked tuning sets and its effect on the held-out numbers
 are in docs/GRADING.md ("Discourse cues").
@@ -766,3 +769,53 @@ __all__ = [
     "redirected",
     "restated",
 ]
+
+
+RETRACTION_VOCAB: Final = frozenset(
+    {"no", "noo", "nooo", "nah", "nope", "wait", "scratch", "nvm", "mind", "nevermind"}
+)
+"""Tokens one of which every self-correction holds (:func:`may_retract`)."""
+
+_NO_WORDS: Final = frozenset({"no", "noo", "nooo", "nah", "nope"})
+_BEFORE_NO: Final = frozenset({"oh", "hmm", "hmmm", "actually", "wait"})
+_AFTER_NO: Final = frozenset(
+    {"it", "that", "thats", "they", "lol", "wait", "hold", "actually", "scratch", "sorry",
+     "hmm", "hmmm", "i", "you", "we", "the", "my", "its"}
+)  # fmt: skip
+
+
+def may_retract(stream: TokenStream) -> bool:
+    """Whether the answer may take something back ("X... no wait, Y", "X? no, Y", "oh wait",
+    "scratch that", "nvm"): a cheap test on the tokens, so that only such answers pay for
+    :func:`bot.grading.normalize.drop_retracted`'s text search.
+
+    A ``no`` counts after a clause break, a sentence end or "oh"/"hmm"/"actually"/"wait",
+    when a break, a sentence end or a new clause's first word follows it ("no idea", "because
+    no op created it" do not count); "wait", "nvm", "scratch that" and "never mind" always
+    count. Necessary, not sufficient: the text search decides.
+    """
+    vocab = stream.vocab
+    if RETRACTION_VOCAB.isdisjoint(vocab):
+        return False
+    if "wait" in vocab or "nvm" in vocab or "nevermind" in vocab:
+        return True
+    surf, sent, brk = stream.surf, stream.sent, stream.brk
+    n = len(surf)
+    for word in RETRACTION_VOCAB & vocab:
+        i = -1
+        for _ in range(surf.count(word)):
+            i = surf.index(word, i + 1)
+            if word == "scratch":
+                if i + 1 < n and surf[i + 1] == "that":
+                    return True
+            elif word == "mind":
+                if i > 0 and surf[i - 1] == "never":
+                    return True
+            elif (
+                i > 0
+                and i + 1 < n
+                and (brk[i] or sent[i - 1] != sent[i] or surf[i - 1] in _BEFORE_NO)
+                and (brk[i + 1] or sent[i + 1] != sent[i] or surf[i + 1] in _AFTER_NO)
+            ):
+                return True
+    return False

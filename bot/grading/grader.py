@@ -30,6 +30,7 @@ from bot.grading.discourse import (
     dismissive,
     hedged,
     ignorance_only,
+    may_retract,
     redirected,
     restated,
 )
@@ -39,7 +40,7 @@ from bot.grading.lexicon import known_words
 from bot.grading.matching import FUZZY, CompiledRule, Compiler, Matcher, RuleHits, Span
 from bot.grading.models import MAX_ANSWER_CHARS, GradeResult, Response
 from bot.grading.negation import scope
-from bot.grading.normalize import normalize
+from bot.grading.normalize import drop_retracted, normalize
 from bot.grading.scoring import (
     GIST_MAX_TOKENS,
     ConceptOutcome,
@@ -255,7 +256,13 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         raise AnswerTooLong(len(response.text))
     true_false = item.kind is Kind.TRUE_FALSE
 
-    stream = segment(normalize(response.text))
+    normalized = normalize(response.text)
+    stream = segment(normalized)
+    if may_retract(stream):
+        # "X... no wait, Y": the learner claims Y (bot.grading.discourse, self-corrections)
+        kept = drop_retracted(normalized)
+        if kept != normalized:
+            stream = segment(kept)
     negation = scope(stream)
     reading = (
         extract_verdict(stream)

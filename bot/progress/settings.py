@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings
 
 from bot.progress.options import DEFAULT_BUSY_TIMEOUT_S, Synchronous
-from bot.settings import TUTOR_ENV
+from bot.settings import TUTOR_ENV, check_database_path
 
 
 class ProgressSettings(BaseSettings):
@@ -37,3 +37,8 @@ class ProgressSettings(BaseSettings):
     answer_retention_days: int = Field(90, ge=0, le=36500)
     db_busy_timeout_s: float = Field(DEFAULT_BUSY_TIMEOUT_S, ge=0, le=600)
     db_synchronous: Synchronous = "NORMAL"
+
+    @field_validator("database_path")
+    @classmethod
+    def _usable_path(cls, value: Path) -> Path:
+        return check_database_path(value)

@@ -62,9 +62,9 @@ def test_stats_names_the_missing_directory_of_its_database(
 ) -> None:
     path = tmp_path / "nonexistent" / "x.db"
     monkeypatch.setenv("TUTOR_DATABASE_PATH", str(path))
-    assert main(["stats", "--learner", "1"]) == 1
+    assert main(["stats", "--learner", "1"]) == 2  # a bad setting, as in tutor play (fresh18 #4)
     err = capsys.readouterr().err
-    assert f"no progress database at {path}: the directory '{path.parent}' does not exist" in err
+    assert f"tutor stats: TUTOR_DATABASE_PATH: the directory '{path.parent}' does not exist" in err
 
 
 def test_stats_calls_a_file_in_the_path_of_its_database_not_a_directory(
@@ -72,7 +72,7 @@ def test_stats_calls_a_file_in_the_path_of_its_database_not_a_directory(
 ) -> None:
     (tmp_path / "afile").write_text("")
     monkeypatch.setenv("TUTOR_DATABASE_PATH", str(tmp_path / "afile" / "x.db"))
-    assert main(["stats", "--learner", "1"]) == 1
+    assert main(["stats", "--learner", "1"]) == 2
     err = capsys.readouterr().err
     assert f"'{tmp_path / 'afile'}' is not a directory" in err
     assert "does not exist" not in err

@@ -66,6 +66,33 @@ def test_unknown_learner_gets_empty_stats(
     assert LearnerStats.model_validate_json(capsys.readouterr().out).attempts == 0
 
 
+def test_without_learner_it_is_the_terminal_players_progress(
+    db_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fresh17: bare `tutor stats` was a usage error; a player who just ran `tutor play`
+    expects their own stats (TUTOR_PLAY_LEARNER_ID, as play records them)."""
+    monkeypatch.setenv("TUTOR_PLAY_LEARNER_ID", str(ALICE))
+    assert main(["stats", "--json", "--db", str(db_path)]) == 0
+    stats = LearnerStats.model_validate_json(capsys.readouterr().out)
+    assert (stats.learner_id, stats.attempts) == (ALICE, 2)
+
+
+def test_without_learner_or_variable_it_is_learner_1(
+    db_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TUTOR_PLAY_LEARNER_ID", raising=False)
+    assert main(["stats", "--json", "--db", str(db_path)]) == 0
+    assert LearnerStats.model_validate_json(capsys.readouterr().out).learner_id == 1
+
+
+def test_a_bad_play_learner_variable_is_named(
+    db_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TUTOR_PLAY_LEARNER_ID", "alice")
+    assert main(["stats", "--db", str(db_path)]) == 2
+    assert "tutor stats: TUTOR_PLAY_LEARNER_ID" in capsys.readouterr().err
+
+
 def test_database_path_comes_from_the_environment(
     db_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -190,8 +217,20 @@ async def test_a_read_only_store_refuses_writes(db_path: Path) -> None:
 def test_a_directory_given_as_the_database_is_called_a_directory(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["stats", "--learner", str(ALICE), "--db", str(tmp_path)]) == 1
-    assert f"{tmp_path} is a directory" in capsys.readouterr().err
+    """fresh17: tutor stats said it with exit 1 and no prefix, tutor play with exit 2 and
+    the flag named; one settings check now says it for both."""
+    assert main(["stats", "--learner", str(ALICE), "--db", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"tutor stats: --db: {tmp_path} is a directory, not a progress database" in err
+    assert str(tmp_path / "tutor.db") in err
+
+
+def test_a_directory_in_the_environment_names_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TUTOR_DATABASE_PATH", str(tmp_path))
+    assert main(["stats", "--learner", str(ALICE)]) == 2
+    assert "TUTOR_DATABASE_PATH" in capsys.readouterr().err
 
 
 def test_another_apps_database_is_not_called_an_older_version(

@@ -7,7 +7,7 @@ import pytest
 from bot.content.loader import Bank, parse_pack
 from bot.content.models import Item, Label
 from bot.grading import Grader, GradeResult, Response
-from bot.grading.discourse import ends_asking, hedged, ignorance_only
+from bot.grading.discourse import ends_asking, hedged, ignorance_only, may_retract
 from bot.grading.normalize import normalize
 from bot.grading.sentences import segment
 from tests.grading.conftest import grade
@@ -592,3 +592,49 @@ def test_no_idea_said_of_something_else_is_not_a_hedge(text: str) -> None:
 )
 def test_the_learners_own_no_idea_is_a_hedge(text: str) -> None:
     assert hedged(segment(normalize(text)), 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("it overwrites... no wait, it adds up", True),
+        ("it resets? no, it adds up", True),
+        ("scratch that, it adds", True),
+        ("because no op created it", False),
+        ("no idea", False),
+        ("there is no gradient here", False),
+    ],
+)
+def test_may_retract_is_a_cheap_necessary_test(text: str, expected: bool) -> None:
+    assert may_retract(segment(normalize(text))) is expected
+
+
+def test_a_self_corrected_answer_is_graded_by_its_final_claim(grader: Grader) -> None:
+    """stop 18, dev18: 36 answers correct themselves mid-answer; the examiner labels each by
+    what the learner ends up claiming."""
+    right = grader.grade(
+        Response(
+            item_id="TF3",
+            verdict=False,
+            text="it overwrites... no wait, it adds the new gradient onto what .grad holds",
+        )
+    )
+    assert right.label is Label.CORRECT
+    assert not right.misconceptions
+    wrong = grader.grade(
+        Response(
+            item_id="TF3",
+            verdict=False,
+            text="it adds onto .grad... no wait, it overwrites it each time",
+        )
+    )
+    assert wrong.label is Label.INCORRECT
+    assert "accumulates" not in wrong.concepts_hit
+
+
+def test_a_text_verdict_taken_back_is_not_the_verdict(grader: Grader) -> None:
+    result = grader.grade(
+        Response(item_id="TF3", text="true? nah, false: each backward adds into .grad")
+    )
+    assert result.verdict is False
+    assert result.verdict_source == "text"

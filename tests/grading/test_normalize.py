@@ -9,7 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.grading import normalize as normalize_module
-from bot.grading.normalize import MAX_NORMALIZED_CHARS, expand_contractions, normalize
+from bot.grading.normalize import (
+    MAX_NORMALIZED_CHARS,
+    drop_retracted,
+    expand_contractions,
+    normalize,
+)
 
 
 @pytest.mark.parametrize(
@@ -161,3 +166,40 @@ def test_superscript_digits_are_exponents() -> None:
 
 def test_powers_written_with_double_stars_are_not_bold() -> None:
     assert normalize("y = x**2 + w**2") == "y = x**2 + w**2"
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("it overwrites... no wait, it adds up", "it adds up"),
+        ("it resets it? no, it adds up", "no, it adds up"),  # the no may answer a yes/no
+        ("4? no, 8", "no, 8"),
+        ("it frees x... hmm no. x.grad keeps its value", "x.grad keeps its value"),
+        ("zero_grad() first! oh wait, that is only for the optimizer", "that is only for"),
+        ("it is the seed... scratch that, the output must be a scalar", "the output must"),
+        ("it copies... actually no, it shares the storage", "it shares the storage"),
+        ("false - no, wait, true", "true"),
+    ],
+)
+def test_a_self_correction_keeps_what_the_learner_ends_up_saying(text: str, kept: str) -> None:
+    assert drop_retracted(text).strip().startswith(kept)
+
+
+def test_only_the_sentence_a_retraction_ends_is_taken_back() -> None:
+    text = "w is not a leaf. fix it with no_grad()... wait no, use retain_grad()"
+    assert drop_retracted(text) == "w is not a leaf. use retain_grad()"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "wait no, it is false: the grads add up",  # nothing before it to take back
+        "no idea, it is something about the graph",
+        "because no op created it, it is a leaf",
+        "there is no gradient... it just stops",
+        "it overwrites... no wait",  # nothing after it
+        "you need to wait for backward to finish",
+    ],
+)
+def test_text_without_a_self_correction_is_kept_whole(text: str) -> None:
+    assert drop_retracted(text) == text
