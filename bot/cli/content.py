@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,55 +60,76 @@ def configured_content(prog: str) -> Path:
     return settings.content_dir
 
 
-def bank_not_found(content: Path) -> str | None:
-    """Why the question bank directory ``content`` cannot be used, when it does not exist
-    (the usual cause: a front end started outside the checkout, where the relative default
-    ``content/`` is missing).
+def bank_not_found(content: Path, *, given: bool = False) -> str | None:
+    """Why the question bank ``content`` cannot be used, when it does not exist.
+
+    The usual cause of a missing default is a front end started outside the checkout,
+    where the relative ``content/`` is missing; a path typed on the command line is simply
+    wrong, and the checkout or ``TUTOR_CONTENT_DIR`` has nothing to do with it (fresh18 #3).
 
     Args:
-        content: the packs' directory (:func:`configured_content`).
+        content: the packs' directory (:func:`configured_content`) or a path given.
+        given: ``content`` was typed on the command line (``tutor content check FILE``).
 
     Returns:
-        One sentence naming the path (absolute too, when relative) and
+        One sentence naming the path (absolute too, when relative), and for the default
         ``TUTOR_CONTENT_DIR``; None when the path exists.
     """
     if content.exists():
         return None
     where = f"{content}" if content.is_absolute() else f"{content} ({content.absolute()})"
+    if given:
+        return f"the path given, {where}, does not exist"
     return (
         f"the question bank {where} does not exist: run from the autograd-tutor checkout, "
         "or set TUTOR_CONTENT_DIR to its content/ directory"
     )
 
 
-def report_missing_banks(paths: list[Path]) -> bool:
-    """Print :func:`bank_not_found`'s sentence for each of ``paths`` that does not exist.
+def report_missing_banks(paths: list[Path], prog: str, *, given: bool) -> bool:
+    """Print :func:`bank_not_found`'s sentence, after ``prog:``, for each of ``paths`` that
+    does not exist.
+
+    Args:
+        paths: the packs' paths.
+        prog: the command, named first as in its other errors (``tutor grade``).
+        given: the paths were typed on the command line, not the configured default.
 
     Returns:
         True when one was missing (the command then exits 1).
     """
-    missing = [why for why in map(bank_not_found, paths) if why is not None]
+    missing = [bank_not_found(path, given=given) for path in paths]
     for why in missing:
-        print(why, file=sys.stderr)
-    return bool(missing)
+        if why is not None:
+            print(f"{prog}: {why}", file=sys.stderr)
+    return any(why is not None for why in missing)
 
 
-def load_bank_or_report(paths: Iterable[Path]) -> Bank | None:
-    """Load the packs at ``paths``, or print every problem to stderr and return None.
+def load_bank_or_report(
+    paths: Sequence[Path] | None, prog: str, *, given: bool | None = None
+) -> Bank | None:
+    """Load the packs at ``paths`` (None or empty: the configured content directory), or
+    print every problem to stderr after ``prog:`` and return None.
 
-    Each problem is one ``file:line:col: ITEM.field: message`` line, so a command can exit 1
-    without a traceback. A path that does not exist gets :func:`bank_not_found`'s sentence
-    (its absolute path and ``TUTOR_CONTENT_DIR``): a new user running ``tutor grade`` outside
-    the checkout saw only "content: cannot read: No such file or directory".
+    Each problem is one ``prog: file:line:col: ITEM.field: message`` line, so a command can
+    exit 1 without a traceback. A path that does not exist gets :func:`bank_not_found`'s
+    sentence (for the default, its absolute path and ``TUTOR_CONTENT_DIR``): a new user
+    running ``tutor grade`` outside the checkout saw only "content: cannot read: No such
+    file or directory".
+
+    Args:
+        paths: the packs' paths.
+        prog: the command, named first as in its other errors (``tutor grade``).
+        given: ``paths`` were typed on the command line (default: when there are some).
     """
-    paths = list(paths)
-    if report_missing_banks(paths):
+    chosen = list(paths) if paths else [configured_content(prog)]
+    if report_missing_banks(chosen, prog, given=bool(paths) if given is None else given):
         return None
     try:
-        return load_bank(paths)
+        return load_bank(chosen)
     except ContentErrors as exc:
         for err in exc.errors:
-            print(err, file=sys.stderr)
+            print(f"{prog}: {err}", file=sys.stderr)
         return None
 
 
@@ -221,7 +242,7 @@ def register(sub: Any) -> None:
 def cmd_check(args: argparse.Namespace) -> int:
     """Validate packs; print every problem as ``file:line:col: ITEM.field: message``."""
     paths = args.paths or [configured_content("tutor content check")]
-    if report_missing_banks(paths):
+    if report_missing_banks(paths, "tutor content check", given=bool(args.paths)):
         return 1
     try:
         bank = load_bank(paths)
@@ -268,7 +289,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     or, with ``--runner sandbox``, a bad ``TUTOR_SANDBOX_*`` value (one line each).
     """
     paths = args.paths or [configured_content("tutor content verify")]
-    bank = load_bank_or_report(paths)
+    bank = load_bank_or_report(paths, "tutor content verify", given=bool(args.paths))
     if bank is None:
         return 1
     items = select_items(bank, args.item)
@@ -426,7 +447,7 @@ def print_silent_patterns(
 def cmd_test(args: argparse.Namespace) -> int:
     """Grade every item's samples; exit 1 below the accuracy gate or on incorrect-as-correct."""
     paths = args.paths or [configured_content("tutor content test")]
-    bank = load_bank_or_report(paths)
+    bank = load_bank_or_report(paths, "tutor content test", given=bool(args.paths))
     if bank is None:
         return 1
     items = select_items(bank, args.item)
@@ -472,7 +493,7 @@ def print_eval_report(report: EvalReport, numbers_only: bool = False) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Grade a marked JSONL file and print how the grader fared; exit 1 below the targets."""
-    bank = load_bank_or_report(args.content or [configured_content("tutor content eval")])
+    bank = load_bank_or_report(args.content, "tutor content eval")
     if bank is None:
         return 1
     try:

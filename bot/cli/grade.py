@@ -44,7 +44,7 @@ from typing import Any, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
-from bot.cli.content import PATHS_HELP, configured_content, load_bank_or_report
+from bot.cli.content import PATHS_HELP, load_bank_or_report
 from bot.content.models import Kind, canonical_item_id
 from bot.grading import (
     AnswerTooLong,
@@ -266,7 +266,7 @@ def grade_lines(grader: Grader, lines: Iterable[str | bytes], out: TextIO) -> in
 
 def cmd_grade(args: argparse.Namespace) -> int:
     """Grade JSON lines from stdin, or one answer given on the command line."""
-    bank = load_bank_or_report(args.content or [configured_content("tutor grade")])
+    bank = load_bank_or_report(args.content, "tutor grade")
     if bank is None:
         return 1
     grader = Grader(bank)

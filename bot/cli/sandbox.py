@@ -384,7 +384,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     """
     from sandbox.curated import CuratedSnippets
     from sandbox.errors import SandboxError, SandboxRejected
-    from sandbox.protocol import ErrorBody, RunRequest, RunResult, first_error
+    from sandbox.protocol import MAX_CODE_BYTES, ErrorBody, RunRequest, RunResult, first_error
     from sandbox.settings import SandboxSettingsError
     from sandbox.worker import Worker
     from sandbox.zygote import CONTAINER_WALL_MISSING
@@ -406,11 +406,19 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"tutor sandbox run: {problem}", file=sys.stderr)
         return 2
     try:
-        code = args.file.read_bytes().decode("utf-8")
+        raw = args.file.read_bytes()
     except OSError as exc:
         return refuse(ErrorBody(error="invalid", message=f"cannot read: {exc.strerror}"))
+    if len(raw) > MAX_CODE_BYTES:  # one sentence, not the protocol's "code: code is ..."
+        message = (
+            f"the file is {len(raw):,} bytes, over the {MAX_CODE_BYTES:,}-byte limit of a snippet"
+        )
+        return refuse(ErrorBody(error="too_large", message=message))
+    try:
+        code = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return refuse(ErrorBody(error="invalid", message=f"not UTF-8 at byte {exc.start}"))
+        where = f"byte 0x{raw[exc.start]:02x} at position {exc.start}"  # as .env says it
+        return refuse(ErrorBody(error="invalid", message=f"not UTF-8 ({where})"))
     try:
         request = RunRequest(code=code, graph=args.graph or args.graph_png is not None)
     except ValidationError as exc:

@@ -470,9 +470,12 @@ def load_pack(path: Path) -> Pack:
         size = path.stat().st_size
         if size > MAX_PACK_BYTES:
             raise _fail(name, f"file is {size} bytes; at most {MAX_PACK_BYTES}")
-        text = path.read_bytes().decode("utf-8")
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise _fail(name, f"not UTF-8 (byte {exc.start})") from None
+        # as .env and tutor grade --jsonl say it: the byte, then where (fresh18 #3)
+        where = f"byte 0x{raw[exc.start]:02x} at position {exc.start}"
+        raise _fail(name, f"not UTF-8 ({where})") from None
     except OSError as exc:
         raise _fail(name, f"cannot read: {exc.strerror}") from None
     return parse_pack(text, name)

@@ -80,10 +80,12 @@ class CommandWords(BaseModel):
     ask: str
 
 
-SCRIPT_WORDS = CommandWords(topics="`topics`", skip="`skip`", ask="`quiz` or `item ID`")
+SCRIPT_WORDS = CommandWords(topics="`topics`", skip="`skip`", ask="`quiz`, `item ID` or `review`")
 """The line protocol's commands (:mod:`bot.play.protocol`)."""
 
-INTERACTIVE_WORDS = CommandWords(topics="? at the Topic prompt", skip="/skip", ask="n at the menu")
+INTERACTIVE_WORDS = CommandWords(
+    topics="? at the Topic prompt", skip="/skip", ask="n or r at the menu"
+)
 """The interactive prompts' keys (:mod:`bot.play.keys`)."""
 
 REVIEW_LIMIT = 10

@@ -139,8 +139,22 @@ def test_outside_the_checkout_the_missing_bank_is_named_with_the_fix(
     monkeypatch.delenv("TUTOR_CONTENT_DIR", raising=False)
     assert main(argv) == 1
     err = capsys.readouterr().err
-    assert f"the question bank content ({tmp_path}/content) does not exist" in err
+    # after the command's name, like its other errors (fresh18 #3)
+    prog = "tutor " + " ".join(argv[: 1 if argv[0] == "grade" else 2])
+    assert err.startswith(f"{prog}: the question bank content ({tmp_path}/content) does not exist")
     assert "TUTOR_CONTENT_DIR" in err
+
+
+def test_a_bank_that_cannot_load_is_reported_after_tutor_grade(
+    tmp_path: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """fresh18 #3: an empty content directory printed its line without ``tutor grade:``."""
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", str(tmp_path))
+    assert main(["grade", "TF3", "--text", "because"]) == 1
+    err = capsys.readouterr().err
+    assert err == f"tutor grade: {tmp_path}: no pack files (*.yaml) found\n"
 
 
 def test_the_jsonl_help_says_verdict_is_a_json_boolean(

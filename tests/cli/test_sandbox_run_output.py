@@ -175,3 +175,31 @@ def test_the_run_help_says_no_png_is_written_without_a_graph(
     help_text = " ".join(capsys.readouterr().out.split())
     assert "no PNG is written when it leaves no autograd graph" in help_text
     assert "keeps its own 3-10" in help_text
+
+
+def test_a_file_over_the_snippet_limit_is_one_sentence_naming_it_and_the_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """fresh18 #3: it was "code: code is 800,001 bytes" (the protocol's field path)."""
+    from bot.cli import main
+
+    snippet = tmp_path / "huge.py"
+    snippet.write_bytes(b"#" * 800_001)
+    assert main(["sandbox", "run", str(snippet)]) == 2
+    assert capsys.readouterr().err == (
+        f"tutor sandbox run: {snippet}: the file is 800,001 bytes, over the 65,536-byte "
+        "limit of a snippet\n"
+    )
+
+
+def test_a_file_that_is_not_utf8_names_its_byte_as_env_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.cli import main
+
+    snippet = tmp_path / "latin1.py"
+    snippet.write_bytes("print('caf\xe9')\n".encode("latin-1"))
+    assert main(["sandbox", "run", str(snippet)]) == 2
+    assert capsys.readouterr().err == (
+        f"tutor sandbox run: {snippet}: not UTF-8 (byte 0xe9 at position 10)\n"
+    )

@@ -94,7 +94,19 @@ def test_non_utf8_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[
     path = tmp_path / "latin1.yaml"
     path.write_bytes("pack: caf\xe9\n".encode("latin-1"))
     assert main(["content", "check", str(path)]) == 1
-    assert "not UTF-8" in capsys.readouterr().err
+    # the byte and where, as .env and tutor grade --jsonl say it (was "(byte 9)": fresh18 #3)
+    assert f"{path}: not UTF-8 (byte 0xe9 at position 9)" in capsys.readouterr().err
+
+
+def test_a_path_given_that_does_not_exist_is_named_as_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """fresh18 #3: a typo on the command line was told to run from the checkout or set
+    TUTOR_CONTENT_DIR, neither of which has anything to do with it."""
+    missing = tmp_path / "nonexistent.yaml"
+    assert main(["content", "check", str(missing)]) == 1
+    err = capsys.readouterr().err
+    assert err == f"tutor content check: the path given, {missing}, does not exist\n"
 
 
 @pytest.mark.parametrize(

@@ -292,6 +292,22 @@ async def test_skip_in_review_moves_on_to_the_next_queued_item(session: PlaySess
     assert second.review_left == 1
 
 
+async def test_after_a_skip_in_review_the_next_card_comes_with_another_review(
+    session: PlaySession,
+) -> None:
+    """fresh18 #2: `review`, `skip`, `answer` has no open question; the refusal says so and
+    names `review` among the ways to ask one."""
+    await _miss_three(session)
+    await _review_question(session)
+    await session.handle(Skip())
+    error = _error(await session.handle(Answer(text="no idea at all")))
+    assert error.code == "no_question"
+    assert error.message == (
+        "no open question to answer: ask one with `quiz`, `item ID` or `review`"
+    )
+    assert (await _review_question(session)).review_left == 1
+
+
 async def test_a_review_emptied_in_this_session_names_the_skipped_items(
     session: PlaySession,
 ) -> None:
