@@ -264,6 +264,18 @@ _SENTENCE_END = re.compile(r"(?:(?<!\.)\.|[!?])(?=\s)|\n")
 """A sentence end inside the text before a retraction: ``.``, ``!`` or ``?`` before a space,
 or a line end; a trailing-off ``...`` is not one (it is the pause before the correction)."""
 
+_FILLER_ONLY = re.compile(r"[\s,.!-]*(?:(?:hmm+|hm|oh|ah|uh+|um+|well|ok|okay|so|lol)[\s,.!-]*)*")
+"""A stretch of text made only of interjections ("hmm", "oh, well"): no claim to take back."""
+
+
+def _sentence_start(head: str) -> int:
+    """Where the last sentence of ``head`` starts (:data:`_SENTENCE_END`), or 0."""
+    begin = 0
+    for end in _SENTENCE_END.finditer(head):
+        begin = end.end()
+    return begin
+
+
 MAX_RETRACTIONS = 3
 """Self-corrections undone per answer (the tuning sets have at most two in one answer)."""
 
@@ -348,9 +360,11 @@ def drop_retracted(text: str) -> str:
             if not text[match.end() :].strip():
                 continue
             head = text[: match.start()].rstrip(" .!?,;:-")
-            begin = 0
-            for end in _SENTENCE_END.finditer(head):
-                begin = end.end()
+            begin = _sentence_start(head)
+            if begin and _FILLER_ONLY.fullmatch(head[begin:]):
+                # "it overwrites. hmm actually no, ...": the retraction's own sentence holds
+                # only its interjection, so what it takes back is the sentence before
+                begin = _sentence_start(head[:begin].rstrip(" .!?,;:-"))
             if sum(c.isalnum() for c in head[begin:]) >= MIN_RETRACTED_CHARS:
                 cut = (begin, match.end())
         if cut is None:

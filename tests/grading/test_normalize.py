@@ -185,6 +185,17 @@ def test_a_self_correction_keeps_what_the_learner_ends_up_saying(text: str, kept
     assert drop_retracted(text).strip().startswith(kept)
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["it overwrites. hmm actually no, it adds up", "it overwrites. oh wait, no: it adds up"],
+)
+def test_a_retraction_in_a_sentence_of_its_own_takes_back_the_one_before(text: str) -> None:
+    """fresh19: "X. hmm actually no, Y" dropped only the "hmm", so X still counted."""
+    kept = drop_retracted(text)
+    assert "overwrites" not in kept
+    assert "adds up" in kept
+
+
 def test_only_the_sentence_a_retraction_ends_is_taken_back() -> None:
     text = "w is not a leaf. fix it with no_grad()... wait no, use retain_grad()"
     assert drop_retracted(text) == "w is not a leaf. use retain_grad()"
