@@ -50,6 +50,7 @@ FLOORS: dict[str, Floor] = {
     # (after rubric rounds 4-5)
     # stop 16 (round 14 on dev14/dev15, fresh12-13 fixes, engine rules): 151/179 = 84.4%, 0.0%, 0.0%
     # stop 17 (round 16, fresh14-15 fixes, attributed beliefs): 151/179 = 84.4%, 0.0%, 0.0%
+    # stop 18 (round 18 on dev18, fresh18-19 fixes, self-corrections): 152/179 = 84.9%, 0.0%, 0.0%
     "eval/test.jsonl": Floor(agreement=0.83, incorrect_as_correct=0.02, opposite_as_correct=0.05),
     # measured 443/500 = 88.6%, 2/200 = 1.0% and 2/69 = 2.9% graded correct; after rubric
     # round 6 (stop 12) 447/500 = 89.4%, 1/200 = 0.5%, 1/69 = 1.4%; after rounds 7-8 (stop 13)
@@ -57,6 +58,7 @@ FLOORS: dict[str, Floor] = {
     # stop 15 (rounds 11-13 and this stop's engine rules): 456/500 = 91.2%, 0.0%, 0.0%
     # stop 16 (round 14 on dev14/dev15, fresh12-13 fixes, engine rules): 458/500 = 91.6%, 0.0%, 0.0%
     # stop 17 (round 16, fresh14-15 fixes, attributed beliefs): 456/500 = 91.2%, 0.0%, 0.0%
+    # stop 18 (round 18 on dev18, fresh18-19 fixes, self-corrections): 457/500 = 91.4%, 0.0%, 0.0%
     "eval3/test2.jsonl": Floor(agreement=0.90, incorrect_as_correct=0.02, opposite_as_correct=0.05),
     # held-out set 3 (numbers only): 445/500 = 89.0% at the end of stop 10; after rubric
     # rounds 4-5 (tuned on dev4/dev5, not on it) 449/500 = 89.8%, 2/200 = 1.0%, 2/78 = 2.6%;
@@ -64,6 +66,7 @@ FLOORS: dict[str, Floor] = {
     # stop 15 (rounds 11-13 and this stop's engine rules): 458/500 = 91.6%, 1.0%, 2.6%
     # stop 16 (round 14 on dev14/dev15, fresh12-13 fixes, engine rules): 460/500 = 92.0%, 1.0%, 2.6%
     # stop 17 (round 16, fresh14-15 fixes, attributed beliefs): 461/500 = 92.2%, 1.0%, 2.6%
+    # stop 18 (round 18 on dev18, fresh18-19 fixes, self-corrections): 460/500 = 92.0%, 1.0%, 2.6%
     "eval5/test3.jsonl": Floor(agreement=0.91, incorrect_as_correct=0.02, opposite_as_correct=0.05),
     # held-out set 4, written blind this stop: first graded after round 4 at 449/500 = 89.8%,
     # 1.0%, 1.0%; after round 5 451/500 = 90.2%, 2/200 = 1.0%, 1/99 = 1.0%; after round 6
@@ -71,6 +74,7 @@ FLOORS: dict[str, Floor] = {
     # stop 15 (rounds 11-13 and this stop's engine rules): 462/500 = 92.4%, 1.0%, 1.0%
     # stop 16 (round 14 on dev14/dev15, fresh12-13 fixes, engine rules): 464/500 = 92.8%, 1.0%, 1.0%
     # stop 17 (round 16, fresh14-15 fixes, attributed beliefs): 465/500 = 93.0%, 1.0%, 1.0%
+    # stop 18 (round 18 on dev18, fresh18-19 fixes, self-corrections): 467/500 = 93.4%, 0.5%, 1.0%
     "eval7/test4.jsonl": Floor(agreement=0.92, incorrect_as_correct=0.02, opposite_as_correct=0.05),
     # held-out set 5, written blind this stop and graded once, after round 5: 447/500 =
     # 89.4%, 4/200 = 2.0% (at the target: the floor leaves one answer of room), 3/81 = 3.7%;
@@ -79,6 +83,7 @@ FLOORS: dict[str, Floor] = {
     # stop 15 (rounds 11-13 and this stop's engine rules): 467/500 = 93.4%, 1.0%, 1.2%
     # stop 16 (round 14 on dev14/dev15, fresh12-13 fixes, engine rules): 468/500 = 93.6%, 1.0%, 1.2%
     # stop 17 (round 16, fresh14-15 fixes, attributed beliefs): 469/500 = 93.8%, 1.0%, 1.2%
+    # stop 18 (round 18 on dev18, fresh18-19 fixes, self-corrections): 469/500 = 93.8%, 1.0%, 1.2%
     "eval9/test5.jsonl": Floor(agreement=0.92, incorrect_as_correct=0.02, opposite_as_correct=0.05),
     # held-out set 6, written blind in stop 12; graded (numbers only) before rubric round 6
     # at 437/500 = 87.4%, 4/200 = 2.0%, 2/77 = 2.6%, and after it at 447/500 = 89.4%,
@@ -86,6 +91,7 @@ FLOORS: dict[str, Floor] = {
     # stop 15 (rounds 11-13 and this stop's engine rules): 458/500 = 91.6%, 1.5%, 2.6%
     # stop 16 (round 14 on dev14/dev15, fresh12-13 fixes, engine rules): 459/500 = 91.8%, 1.5%, 2.6%
     # stop 17 (round 16, fresh14-15 fixes, attributed beliefs): 459/500 = 91.8%, 1.5%, 2.6%
+    # stop 18 (round 18 on dev18, fresh18-19 fixes, self-corrections): 459/500 = 91.8%, 1.5%, 2.6%
     "eval12/test6.jsonl": Floor(
         agreement=0.90, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
@@ -96,6 +102,7 @@ FLOORS: dict[str, Floor] = {
     # stop 15 (rounds 11-13 and this stop's engine rules): 456/500 = 91.2%, 1.0%, 0.0%
     # stop 16 (round 14 on dev14/dev15, fresh12-13 fixes, engine rules): 459/500 = 91.8%, 0.5%, 0.0%
     # stop 17 (round 16, fresh14-15 fixes, attributed beliefs): 460/500 = 92.0%, 0.5%, 0.0%
+    # stop 18 (round 18 on dev18, fresh18-19 fixes, self-corrections): 463/500 = 92.6%, 0.5%, 0.0%
     "eval14/test7.jsonl": Floor(
         agreement=0.90, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
@@ -105,6 +112,7 @@ FLOORS: dict[str, Floor] = {
     # stop 15 (rounds 11-13 and this stop's engine rules): 462/500 = 92.4%, 2.0%, 4.8%
     # stop 16 (round 14 on dev14/dev15, fresh12-13 fixes, engine rules): 465/500 = 93.0%, 2.0%, 4.8%
     # stop 17 (round 16, fresh14-15 fixes, attributed beliefs): 468/500 = 93.6%, 1.5%, 3.6%
+    # stop 18 (round 18 on dev18, fresh18-19 fixes, self-corrections): 467/500 = 93.4%, 1.5%, 3.6%
     "eval16/test8.jsonl": Floor(
         agreement=0.92, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
@@ -114,6 +122,7 @@ FLOORS: dict[str, Floor] = {
     # stop 15 (rounds 11-13 and this stop's engine rules): 462/500 = 92.4%, 0.0%, 0.0%
     # stop 16 (round 14 on dev14/dev15, fresh12-13 fixes, engine rules): 463/500 = 92.6%, 0.0%, 0.0%
     # stop 17 (round 16, fresh14-15 fixes, attributed beliefs): 463/500 = 92.6%, 0.0%, 0.0%
+    # stop 18 (round 18 on dev18, fresh18-19 fixes, self-corrections): 465/500 = 93.0%, 0.0%, 0.0%
     "eval19/test9.jsonl": Floor(
         agreement=0.91, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
@@ -121,6 +130,7 @@ FLOORS: dict[str, Floor] = {
     # commit (dbb56d3) at 461/500 = 92.2%, 2/200 = 1.0%, 0/83 = 0.0%
     # stop 16 (round 14 on dev14/dev15, fresh12-13 fixes, engine rules): 461/500 = 92.2%, 1.0%, 0.0%
     # stop 17 (round 16, fresh14-15 fixes, attributed beliefs): 461/500 = 92.2%, 1.0%, 0.0%
+    # stop 18 (round 18 on dev18, fresh18-19 fixes, self-corrections): 464/500 = 92.8%, 1.0%, 0.0%
     "eval22/test10.jsonl": Floor(
         agreement=0.91, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
@@ -128,13 +138,15 @@ FLOORS: dict[str, Floor] = {
     # commit (e308bcc) at 446/500 = 89.2%, 3/200 = 1.5%, 3/82 = 3.7%: the first blind set
     # since stop 12 to land under the agreement target at first read
     # stop 17 (round 16, fresh14-15 fixes, attributed beliefs): 447/500 = 89.4%, 1.5%, 3.7%
+    # stop 18 (round 18 on dev18, fresh18-19 fixes, self-corrections): 449/500 = 89.8%, 1.5%, 3.7%
     "eval25/test11.jsonl": Floor(
         agreement=0.88, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
     # held-out set 12, written blind in stop 18; graded (numbers only) on the stop's starting
     # commit (e71019b) at 440/500 = 88.0%, 2/200 = 1.0%, 0/94 = 0.0%
+    # stop 18 (round 18 on dev18, fresh18-19 fixes, self-corrections): 452/500 = 90.4%, 1.0%, 0.0%
     "eval28/test12.jsonl": Floor(
-        agreement=0.87, incorrect_as_correct=0.02, opposite_as_correct=0.05
+        agreement=0.89, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
 }
 
