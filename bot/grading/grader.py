@@ -346,12 +346,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         restatement = True
         dropped.update(credited)  # the prompt's own words credit nothing
     if dropped:
-        outcomes = [
-            o if o.id not in dropped else ConceptOutcome(
-                o.id, o.weight, o.key, "missing", required=o.required, group=o.group
-            )
-            for o in outcomes
-        ]  # fmt: skip
+        outcomes = [o if o.id not in dropped else o.with_status("missing") for o in outcomes]
         credited = [c for c in credited if c not in dropped]
         gist = False
     hedge = hedged(stream, start, true_false or compiled.yes_no is not None)
@@ -392,11 +387,9 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
             # "what actually breaks it is int tensors": the key reason was only mentioned
             redirect = True
             outcomes = [
-                o if not (o.key and o.status == "hit") else ConceptOutcome(
-                    o.id, o.weight, o.key, "contradicted", required=o.required, group=o.group
-                )
+                o if not (o.key and o.status == "hit") else o.with_status("contradicted")
                 for o in outcomes
-            ]  # fmt: skip
+            ]
     assessment = assess(
         true_false=true_false,
         verdict_correct=agrees,

@@ -210,6 +210,13 @@ class ConceptOutcome:
         self.required = required
         self.group = group
 
+    def with_status(self, status: Status) -> ConceptOutcome:
+        """A copy with another status (its match flags cleared): how a rule withdraws or
+        overturns the credit :func:`concept_outcome` gave."""
+        return ConceptOutcome(
+            self.id, self.weight, self.key, status, required=self.required, group=self.group
+        )
+
 
 @dataclass(init=False, slots=True)
 class MisconceptionOutcome:
@@ -364,14 +371,7 @@ def denied_in_claim(
                 break
         if not fragment:
             return outcome
-    return ConceptOutcome(
-        outcome.id,
-        outcome.weight,
-        outcome.key,
-        "contradicted",
-        required=outcome.required,
-        group=outcome.group,
-    )
+    return outcome.with_status("contradicted")
 
 
 def outside_claims(
@@ -411,14 +411,7 @@ def outside_claims(
                 break
         if not overlaps:
             return outcome
-    return ConceptOutcome(
-        outcome.id,
-        outcome.weight,
-        outcome.key,
-        "missing",
-        required=outcome.required,
-        group=outcome.group,
-    )
+    return outcome.with_status("missing")
 
 
 _CLAUSE_LINKS: Final = TERMINATORS - {
@@ -713,10 +706,7 @@ def assess(
     """
     credited = [] if stuffing else [c for c in concepts if c.status == "hit"]
     effective = [
-        c
-        if not stuffing or c.status != "hit"
-        else ConceptOutcome(c.id, c.weight, c.key, "missing", required=c.required, group=c.group)
-        for c in concepts
+        c if not stuffing or c.status != "hit" else c.with_status("missing") for c in concepts
     ]
     units = _key_units(effective)
     credit = _credit(effective, units)
