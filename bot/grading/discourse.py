@@ -37,6 +37,7 @@ from typing import Final
 
 from bot.grading.lexicon import stem
 from bot.grading.negation import FUNCTION_WORDS, ONLY_IF, TERMINATORS, said_of_another
+from bot.grading.normalize import RETRACTING_NO_NEXT
 from bot.grading.sentences import (
     INVERTED,
     LINKING_WORDS,
@@ -776,12 +777,8 @@ RETRACTION_VOCAB: Final = frozenset(
 )
 """Tokens one of which every self-correction holds (:func:`may_retract`)."""
 
-_NO_WORDS: Final = frozenset({"no", "noo", "nooo", "nah", "nope"})
 _BEFORE_NO: Final = frozenset({"oh", "hmm", "hmmm", "actually", "wait"})
-_AFTER_NO: Final = frozenset(
-    {"it", "that", "thats", "they", "lol", "wait", "hold", "actually", "scratch", "sorry",
-     "hmm", "hmmm", "i", "you", "we", "the", "my", "its"}
-)  # fmt: skip
+_AFTER_NO: Final = RETRACTING_NO_NEXT | {"hmm", "hmmm"}  # "it's" is "it is" as tokens
 
 
 def may_retract(stream: TokenStream) -> bool:

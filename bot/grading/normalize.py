@@ -227,9 +227,17 @@ def expand_contractions(chunk: str) -> str:
 
 _NO = r"(?:no+|nah|nope)"
 _FILLER = r"(?:lol|wait|hold on|actually|scratch that|sorry|my bad|hmm+)"
+RETRACTING_NO_NEXT: Final = frozenset(
+    {"it", "its", "that", "thats", "they", "lol", "wait", "hold", "actually", "scratch",
+     "sorry", "i", "you", "we", "the", "my"}
+)  # fmt: skip
+"""Words that may follow a ``no`` that takes something back, opening a new clause; with
+"it's", "that's" and "hmm" (also read by :func:`bot.grading.discourse.may_retract`)."""
+
 _AFTER_NO = (
-    r"(?=\s*[,.;:!-]|\s*$|\s+(?:it|it's|its|that|that's|thats|they|lol|wait|hold|"
-    r"actually|scratch|sorry|hmm+|i|you|we|the|my)\b)"
+    r"(?=\s*[,.;:!-]|\s*$|\s+(?:"
+    + "|".join(sorted(RETRACTING_NO_NEXT, key=lambda word: (-len(word), word)))
+    + r"|it's|that's|hmm+)\b)"
 )
 _NO_AS_RETRACTION = _NO + _AFTER_NO
 _RETRACTING_NO_ENDS = re.compile(_AFTER_NO)
