@@ -105,6 +105,8 @@ MARKED_SETS: Final = (
     MarkedSet("eval27/dev17.jsonl", "all", 500, held_out=False, min_opposite=1),
     MarkedSet("eval28/test12.jsonl", "all", 500, held_out=True, min_opposite=1),
     MarkedSet("eval29/dev18.jsonl", "all", 500, held_out=False, min_opposite=1),
+    MarkedSet("eval30/test13.jsonl", "all", 500, held_out=True, min_opposite=1),
+    MarkedSet("eval31/dev19.jsonl", "all", 500, held_out=False, min_opposite=1),
 )
 """Every marked set, tuning and held-out."""
 

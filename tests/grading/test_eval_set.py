@@ -148,6 +148,11 @@ FLOORS: dict[str, Floor] = {
     "eval28/test12.jsonl": Floor(
         agreement=0.89, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
+    # held-out set 13, written blind in stop 19; graded (numbers only) on the stop's starting
+    # commit (9d8adcf) at 435/500 = 87.0%, 1/200 = 0.5%, 0/95 = 0.0%
+    "eval30/test13.jsonl": Floor(
+        agreement=0.86, incorrect_as_correct=0.02, opposite_as_correct=0.05
+    ),
 }
 
 reports: dict[str, EvalReport] = {}
