@@ -212,6 +212,13 @@ TERMINATORS: Final = frozenset(
 )  # fmt: skip
 """Words that start a new clause and so end a negation scope."""
 
+CONSEQUENCE_VERBS: Final = frozenset({"means", "implies", "causes", "leads", "results"})
+"""Main verbs after a negated subject: "never zeroing means the grads pile up", "not calling
+zero_grad causes accumulation". Once the scope holds a content word, one of these ends it,
+so the consequence is affirmed (fresh20: a correct SE1 answer opening "never zeroing means"
+was graded as stating the opposite); "nothing causes it to reset" has no content word
+before the verb and stays negated."""
+
 SUBJECTS: Final = frozenset({"it", "they", "we", "you", "i", "he", "she", "there", "this"})
 DETERMINERS: Final = frozenset(
     {"the", "a", "an", "its", "their", "your", "my", "our", "his", "her", "each", "every",
@@ -524,6 +531,8 @@ def _forward(
                     break
                 if noun_phrase and word in ("and", "or", "means", "implies"):
                     break  # "no argument | means seed 1": the noun phrase is a condition
+                if content and word in CONSEQUENCE_VERBS:
+                    break  # "never zeroing | means w.grad keeps summing": a negated subject
                 if j == start and word in ("and", "or"):
                     break  # ".data doesn't | and silently gives wrong grads": elliptical
                 if word == "and" and j + 1 < n and sent[j + 1] == sent[j]:

@@ -443,3 +443,23 @@ def test_a_reported_belief_without_a_rejection_or_an_opening_stays_a_claim(
     text: str, claimed: str
 ) -> None:
     assert claimed not in conditional_words(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "negated", "affirmed"),
+    [
+        ("never zeroing means w.grad keeps summing", {"zeroing"}, {"keeps", "summing"}),
+        ("not calling zero_grad causes the grads to pile up", {"calling"}, {"causes", "pile"}),
+        ("not freeing the buffers leads to an oom", {"freeing"}, {"leads", "oom"}),
+    ],
+)
+def test_a_negated_subject_leaves_its_consequence_affirmed(
+    text: str, negated: set[str], affirmed: set[str]
+) -> None:
+    words = negated_words(text)
+    assert negated <= words
+    assert not affirmed & words
+
+
+def test_a_cue_right_before_a_consequence_verb_still_negates_it() -> None:
+    assert {"causes", "reset"} <= negated_words("nothing causes .grad to reset")
