@@ -235,6 +235,14 @@ def _side_error_regions(
     ]
 
 
+def _within(spans: list[Span], claims: list[Span]) -> bool:
+    """Whether ``spans`` is not empty and each of its spans lies inside one of ``claims``
+    (first and last token indices, inclusive)."""
+    return bool(spans) and all(
+        any(claim[0] <= span[0] and span[1] <= claim[1] for claim in claims) for span in spans
+    )
+
+
 def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
     """Grade one response against a compiled item.
 
@@ -301,6 +309,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         )
     found: list[MisconceptionOutcome] = []
     claims: list[Span] = []  # what capped misconceptions stated: their words credit nothing
+    stated: list[Span] = []  # what every misconception found stated (penalties too)
     regions: list[range] | None = None
     for misconception_id, polarity, penalty, cap, rule in compiled.misconception_rows:
         hits = matcher.rule(rule)
@@ -312,6 +321,7 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
             if regions and all(any(sp[0] in r and sp[1] in r for r in regions) for sp in spans):
                 penalty, cap = SIDE_ERROR_PENALTY, None
         if spans:
+            stated.extend(spans)
             if cap is not None:
                 claims.extend(spans)
             found.append(
@@ -435,6 +445,15 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
                 sent[span[0]] in capped
                 for span in (hits.affirmed + hits.negated + hits.conditional)
             )
+        ]
+    if stated and praised:
+        # "gradients are only defined for scalars": a penalised misconception and a concept
+        # matched on the same words; the ✗ corrects them, so no ✓ may praise them too.
+        praised = [
+            o.id
+            for o, hits in zip(outcomes, matches, strict=False)
+            if o.id in praised
+            and not _within(hits.affirmed + hits.negated + hits.conditional, stated)
         ]
     feedback = build_feedback(
         item,

@@ -214,6 +214,29 @@ def test_praise_stays_for_a_right_sentence_beside_a_capped_one(bank: Bank) -> No
     assert result.feedback.right
 
 
+def test_no_praise_for_the_words_a_penalised_misconception_matched(bank: Bank) -> None:
+    """fresh20: "because gradients are only defined for scalars" showed "✓ backward starts
+    from an implicit seed gradient of 1" beside the ✗ that corrects those very words."""
+    result = Grader(bank).grade(
+        Response(item_id="WHY2", text="because gradients are only defined for scalars")
+    )
+    assert "only-defined-for-scalars" in result.misconceptions
+    assert result.feedback.right == []
+    assert result.feedback.corrections
+
+
+def test_praise_stays_for_words_outside_the_penalised_misconception(bank: Bank) -> None:
+    result = Grader(bank).grade(
+        Response(
+            item_id="WHY2",
+            text="backward seeds dL/dL = 1, which only exists for one element. "
+            "also gradients are only defined for scalars",
+        )
+    )
+    assert "only-defined-for-scalars" in result.misconceptions
+    assert result.feedback.right
+
+
 def test_a_concept_denied_by_the_stated_misconception_is_not_credited(bank: Bank) -> None:
     """fresh17: "the op is not recorded when any input has requires_grad=False" credited
     "the op is recorded" (from "any input has") beside the capped belief that it is not, so
