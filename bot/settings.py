@@ -75,8 +75,10 @@ def check_env_file(path: Path = ENV_FILE) -> None:
 
     pydantic-settings reads the file with python-dotenv, which raises a bare
     :class:`UnicodeDecodeError` on a byte that is not UTF-8 and only logs (then skips) a line
-    it cannot parse. The CLI calls this before any command reads settings, so each of those
-    becomes one sentence and exit status 2. So does a directory named ``.env``, which
+    it cannot parse. It also skips a bare word (``binary``: a name with no ``=``) without a
+    word and keeps a NUL byte in a name or value (a new user's test). The CLI calls this
+    before any command reads settings, so each of those becomes one sentence and exit
+    status 2. So does a directory named ``.env``, which
     pydantic-settings skips without a word (fresh7 #10: every setting in it silently
     ignored), and a symbolic link to nothing (fresh8 #8: skipped the same way). A missing
     file is fine: the defaults and the environment apply, and so is a leading UTF-8
@@ -87,7 +89,8 @@ def check_env_file(path: Path = ENV_FILE) -> None:
 
     Raises:
         EnvFileError: e.g. ``.env: not UTF-8 (byte 0xff at position 0)``, ``.env: line 3
-            is not NAME=value: 'this is bad'``, ``.env: cannot be read (Permission denied)``,
+            is not NAME=value: 'this is bad'``, ``.env: line 2 holds a NUL byte (position
+            7)``, ``.env: cannot be read (Permission denied)``,
             ``.env: is a directory, not a settings file ...``, ``.env: is a symbolic link
             to 'x', which does not exist ...``.
     """
@@ -116,15 +119,26 @@ def check_env_file(path: Path = ENV_FILE) -> None:
             f"{path}: not UTF-8 (byte 0x{raw[exc.start]:02x} at position {exc.start}); "
             "save it as UTF-8"
         ) from None
+    if (nul := raw.find(b"\0")) >= 0:  # python-dotenv keeps it in a name or value
+        line = raw.count(b"\n", 0, nul) + 1
+        raise EnvFileError(
+            f"{path}: line {line} holds a NUL byte (position {nul}): a settings file is text; "
+            "remove it"
+        )
     # Decoded as plain UTF-8 above so the byte position is the file's; the mark is dropped
     # here as ENV_FILE_ENCODING drops it for the settings classes.
     for binding in parse_stream(io.StringIO(text.removeprefix("\ufeff"))):
+        first = binding.original.string.split("\n", 1)[0].strip()
+        shown = repr(first if len(first) <= 40 else first[:37] + "...")
+        where = f"{path}: line {binding.original.line}"
         if binding.error:
-            line = binding.original.string.strip()
-            shown = repr(line if len(line) <= 40 else line[:37] + "...")
             raise EnvFileError(
-                f"{path}: line {binding.original.line} is not NAME=value: {shown} "
-                "(a value with spaces or # needs quotes)"
+                f"{where} is not NAME=value: {shown} (a value with spaces or # needs quotes)"
+            )
+        if binding.key is not None and binding.value is None:  # a bare word: dotenv skips it
+            raise EnvFileError(
+                f"{where} is not NAME=value: {shown} (a line with no '=' sets nothing; "
+                "write NAME= for an empty value, or # before a comment)"
             )
 
 
