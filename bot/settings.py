@@ -14,15 +14,19 @@ Example ``.env``::
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Collection, Mapping
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.progress.options import DEFAULT_BUSY_TIMEOUT_S, Synchronous
+
+if TYPE_CHECKING:
+    from dotenv.parser import Binding
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
@@ -132,14 +136,36 @@ def check_env_file(path: Path = ENV_FILE) -> None:
         shown = repr(first if len(first) <= 40 else first[:37] + "...")
         where = f"{path}: line {binding.original.line}"
         if binding.error:
-            raise EnvFileError(
-                f"{where} is not NAME=value: {shown} (a value with spaces or # needs quotes)"
-            )
+            raise EnvFileError(f"{where} is not NAME=value: {shown} ({_env_line_fault(binding)})")
         if binding.key is not None and binding.value is None:  # a bare word: dotenv skips it
             raise EnvFileError(
                 f"{where} is not NAME=value: {shown} (a line with no '=' sets nothing; "
                 "write NAME= for an empty value, or # before a comment)"
             )
+
+
+_OPENING_QUOTE: Final = re.compile(r"\s*(?:export\s+)?[^=\s]+\s*=\s*(['\"])")
+"""A ``.env`` binding whose value starts with a quote: group 1 is the quote."""
+
+
+def _env_line_fault(binding: Binding) -> str:
+    """Why python-dotenv could not parse ``binding`` (``binding.error`` is set): a quote
+    left open (fresh20 #3: it was told "a value with spaces or # needs quotes"), text after
+    a closing quote, or, for anything else, the usual cause."""
+    original = binding.original
+    opened = _OPENING_QUOTE.match(original.string)
+    if opened is None:
+        return "a value with spaces or # needs quotes"
+    quote = opened.group(1)
+    place = f"the quote {quote} opened at line {original.line}, column {opened.start(1) + 1}"
+    body = original.string[opened.end() :]
+    closing = re.search(r'(?<!\\)"' if quote == '"' else "'", body)
+    if closing is None:
+        return f"{place} is not closed"
+    closed_at = original.line + body.count("\n", 0, closing.start())
+    if closed_at > original.line:
+        return f"{place} runs on to line {closed_at}: is its closing quote missing?"
+    return f"only a comment (# ...) may follow the closing quote {quote}"
 
 
 def env_file_unknown_names(known: Collection[str], path: Path = ENV_FILE) -> list[str]:

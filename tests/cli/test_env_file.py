@@ -168,3 +168,32 @@ def test_a_bare_word_or_a_nul_in_env_stops_a_command_with_exit_2(
     (tmp_path / ".env").write_bytes(content)
     assert main(["stats", "--learner", "1"]) == 2
     assert capsys.readouterr().err.startswith(f"tutor stats: {message}")
+
+
+@pytest.mark.parametrize(
+    ("content", "fault"),
+    [
+        (
+            'TUTOR_LOG_LEVEL="DEBUG\n',
+            "line 1 is not NAME=value: 'TUTOR_LOG_LEVEL=\"DEBUG' (the quote \" opened at "
+            "line 1, column 17 is not closed)",
+        ),
+        (
+            "A=1\nTUTOR_LOG_LEVEL='DEBUG\nB=2\nC='x'\n",
+            "line 2 is not NAME=value: \"TUTOR_LOG_LEVEL='DEBUG\" (the quote ' opened at "
+            "line 2, column 17 runs on to line 4: is its closing quote missing?)",
+        ),
+        ('A="x" y\n', "line 1 is not NAME=value: 'A=\"x\" y' (only a comment (# ...) may"),
+        ("A B=1\n", "line 1 is not NAME=value: 'A B=1' (a value with spaces or # needs quotes)"),
+    ],
+    ids=["unclosed", "runs on", "text after the quote", "space in the name"],
+)
+def test_a_quote_left_open_in_env_is_named_where_it_opened(
+    content: str, fault: str, tmp_path: Path
+) -> None:
+    """It was told "a value with spaces or # needs quotes" (new-user test #3)."""
+    env = tmp_path / ".env"
+    env.write_text(content, encoding="utf-8")
+    with pytest.raises(EnvFileError) as raised:
+        check_env_file(env)
+    assert str(raised.value).startswith(f"{env}: {fault}")
