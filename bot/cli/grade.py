@@ -271,9 +271,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
         return 1
     grader = Grader(bank)
     if args.jsonl:
-        if args.item or args.text is not None:
-            print(
-                "tutor grade: --jsonl reads every answer from stdin; drop ITEM and --text",
+        given = [w for w, on in (("ITEM", args.item), ("--text", args.text is not None)) if on]
+        if given:
+            print(  # only what was given: "drop ITEM and --text" when only ITEM was
+                f"tutor grade: --jsonl reads every answer from stdin; drop {' and '.join(given)}",
                 file=sys.stderr,
             )
             return 2

@@ -187,3 +187,16 @@ def test_the_jsonl_help_says_verdict_is_a_json_boolean(
         main(["grade", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
     assert "verdict is a JSON boolean, true or false, or null" in help_text
+
+
+@pytest.mark.parametrize(
+    ("extra", "dropped"),
+    [(["TF3"], "ITEM"), (["--text", "x"], "--text"), (["TF3", "--text", "x"], "ITEM and --text")],
+)
+def test_jsonl_with_an_item_or_a_text_names_only_what_was_given(
+    extra: list[str], dropped: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["grade", "--jsonl", *extra]) == 2
+    assert capsys.readouterr().err == (
+        f"tutor grade: --jsonl reads every answer from stdin; drop {dropped}\n"
+    )
