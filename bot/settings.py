@@ -14,15 +14,19 @@ Example ``.env``::
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Collection, Mapping
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.progress.options import DEFAULT_BUSY_TIMEOUT_S, Synchronous
+
+if TYPE_CHECKING:
+    from dotenv.parser import Binding
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
@@ -75,8 +79,10 @@ def check_env_file(path: Path = ENV_FILE) -> None:
 
     pydantic-settings reads the file with python-dotenv, which raises a bare
     :class:`UnicodeDecodeError` on a byte that is not UTF-8 and only logs (then skips) a line
-    it cannot parse. The CLI calls this before any command reads settings, so each of those
-    becomes one sentence and exit status 2. So does a directory named ``.env``, which
+    it cannot parse. It also skips a bare word (``binary``: a name with no ``=``) without a
+    word and keeps a NUL byte in a name or value (a new user's test). The CLI calls this
+    before any command reads settings, so each of those becomes one sentence and exit
+    status 2. So does a directory named ``.env``, which
     pydantic-settings skips without a word (fresh7 #10: every setting in it silently
     ignored), and a symbolic link to nothing (fresh8 #8: skipped the same way). A missing
     file is fine: the defaults and the environment apply, and so is a leading UTF-8
@@ -87,7 +93,8 @@ def check_env_file(path: Path = ENV_FILE) -> None:
 
     Raises:
         EnvFileError: e.g. ``.env: not UTF-8 (byte 0xff at position 0)``, ``.env: line 3
-            is not NAME=value: 'this is bad'``, ``.env: cannot be read (Permission denied)``,
+            is not NAME=value: 'this is bad'``, ``.env: line 2 holds a NUL byte (position
+            7)``, ``.env: cannot be read (Permission denied)``,
             ``.env: is a directory, not a settings file ...``, ``.env: is a symbolic link
             to 'x', which does not exist ...``.
     """
@@ -116,16 +123,49 @@ def check_env_file(path: Path = ENV_FILE) -> None:
             f"{path}: not UTF-8 (byte 0x{raw[exc.start]:02x} at position {exc.start}); "
             "save it as UTF-8"
         ) from None
+    if (nul := raw.find(b"\0")) >= 0:  # python-dotenv keeps it in a name or value
+        line = raw.count(b"\n", 0, nul) + 1
+        raise EnvFileError(
+            f"{path}: line {line} holds a NUL byte (position {nul}): a settings file is text; "
+            "remove it"
+        )
     # Decoded as plain UTF-8 above so the byte position is the file's; the mark is dropped
     # here as ENV_FILE_ENCODING drops it for the settings classes.
     for binding in parse_stream(io.StringIO(text.removeprefix("\ufeff"))):
+        first = binding.original.string.split("\n", 1)[0].strip()
+        shown = repr(first if len(first) <= 40 else first[:37] + "...")
+        where = f"{path}: line {binding.original.line}"
         if binding.error:
-            line = binding.original.string.strip()
-            shown = repr(line if len(line) <= 40 else line[:37] + "...")
+            raise EnvFileError(f"{where} is not NAME=value: {shown} ({_env_line_fault(binding)})")
+        if binding.key is not None and binding.value is None:  # a bare word: dotenv skips it
             raise EnvFileError(
-                f"{path}: line {binding.original.line} is not NAME=value: {shown} "
-                "(a value with spaces or # needs quotes)"
+                f"{where} is not NAME=value: {shown} (a line with no '=' sets nothing; "
+                "write NAME= for an empty value, or # before a comment)"
             )
+
+
+_OPENING_QUOTE: Final = re.compile(r"\s*(?:export\s+)?[^=\s]+\s*=\s*(['\"])")
+"""A ``.env`` binding whose value starts with a quote: group 1 is the quote."""
+
+
+def _env_line_fault(binding: Binding) -> str:
+    """Why python-dotenv could not parse ``binding`` (``binding.error`` is set): a quote
+    left open (fresh20 #3: it was told "a value with spaces or # needs quotes"), text after
+    a closing quote, or, for anything else, the usual cause."""
+    original = binding.original
+    opened = _OPENING_QUOTE.match(original.string)
+    if opened is None:
+        return "a value with spaces or # needs quotes"
+    quote = opened.group(1)
+    place = f"the quote {quote} opened at line {original.line}, column {opened.start(1) + 1}"
+    body = original.string[opened.end() :]
+    closing = re.search(r'(?<!\\)"' if quote == '"' else "'", body)
+    if closing is None:
+        return f"{place} is not closed"
+    closed_at = original.line + body.count("\n", 0, closing.start())
+    if closed_at > original.line:
+        return f"{place} runs on to line {closed_at}: is its closing quote missing?"
+    return f"only a comment (# ...) may follow the closing quote {quote}"
 
 
 def env_file_unknown_names(known: Collection[str], path: Path = ENV_FILE) -> list[str]:

@@ -18,9 +18,10 @@ objects nest past about 1,000 levels: ``nested too deeply``), ``invalid_request`
 (missing/ill-typed fields; ``verdict`` is ``true``, ``false`` or ``null``, never ``1`` or
 ``"true"``), ``unknown_item``, ``empty_answer`` (a text that is empty after
 normalisation: blank, or only markup such as a lone code fence; ``--text`` and ``tutor play``
-and Discord refuse it with the same words), ``answer_too_long`` (over 4,000 characters). Bytes
-that are not UTF-8 read as U+FFFD inside a JSON string; a line that is not JSON because of
-them is an ``invalid_json`` whose message says ``not UTF-8 (byte 0xff at position 0)``.
+and Discord refuse it with the same words), ``answer_too_long`` (over 4,000 characters).
+A line holding a byte that is not UTF-8, anywhere (JSON text is UTF-8: RFC 8259 section
+8.1), is an ``invalid_json`` naming its first such byte, ``not UTF-8 (byte 0xff at position
+0)``, whether or not the rest would parse: a bad byte is never graded as U+FFFD.
 Exit status: 0 when every line was graded, 1 when any line gave an error object (or the
 content is invalid), 2 on bad usage.
 
@@ -184,23 +185,22 @@ def grade_line(
     Args:
         grader: the grader over the bank.
         number: the line's 1-based number, copied into the output.
-        raw: the line as read (a JSON object, see :class:`GradeRequest`), bytes that are
-            not UTF-8 already replaced by U+FFFD.
+        raw: the line as read (a JSON object, see :class:`GradeRequest`).
         not_utf8: where the line's first byte that is not UTF-8 was (``byte 0xff at
-            position 0``), None when it was all UTF-8: a line that is then not JSON is
-            reported as "not UTF-8", its actual fault.
+            position 0``), None when it was all UTF-8: such a line is an ``invalid_json``
+            error naming that byte, and ``raw`` is not looked at.
 
     Returns:
         The result, or the error object saying what was wrong with the line.
     """
+    if not_utf8 is not None:
+        message = f"not UTF-8 ({not_utf8}): a JSON line is UTF-8 text"
+        return _error(number, None, "invalid_json", message)
     if not raw.strip():
         return _error(number, None, "blank_line", "blank line: expected one JSON object")
     try:
         data = loads_user_json(raw)
     except JsonInputError as exc:
-        if not_utf8 is not None and not exc.too_deep:
-            message = f"not UTF-8 ({not_utf8}): a JSON line is UTF-8 text"
-            return _error(number, None, "invalid_json", message)
         return _error(number, None, "invalid_json", exc.reason)
     if not isinstance(data, dict):
         message = f"each line must be a JSON object, not {_json_kind(data)}"
@@ -230,12 +230,12 @@ def grade_line(
 
 
 def _decode(raw: bytes) -> tuple[str, str | None]:
-    """A line's bytes as text (bad bytes as U+FFFD) and where its first bad byte was."""
+    """A line's bytes as text and where its first byte that is not UTF-8 was (then the
+    text is empty: the line is refused unread)."""
     try:
         return raw.decode("utf-8"), None
     except UnicodeDecodeError as exc:
-        where = f"byte 0x{raw[exc.start]:02x} at position {exc.start}"
-        return raw.decode("utf-8", errors="replace"), where
+        return "", f"byte 0x{raw[exc.start]:02x} at position {exc.start}"
 
 
 def grade_lines(grader: Grader, lines: Iterable[str | bytes], out: TextIO) -> int:
@@ -244,8 +244,8 @@ def grade_lines(grader: Grader, lines: Iterable[str | bytes], out: TextIO) -> in
     Args:
         grader: the grader over the bank.
         lines: JSON lines, one answer each (:class:`GradeRequest`): text, or bytes (stdin's
-            buffer) decoded here as UTF-8, so a line that is neither UTF-8 nor JSON is
-            reported as "not UTF-8" while a bad byte inside a JSON string reads as U+FFFD.
+            buffer) decoded here as UTF-8, so a line with a byte that is not UTF-8 is an
+            error object naming that byte (the other lines are still graded, in order).
         out: where :class:`GradedLine` and :class:`GradeLineError` lines go, in input
             order, each flushed as written.
 
@@ -271,9 +271,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
         return 1
     grader = Grader(bank)
     if args.jsonl:
-        if args.item or args.text is not None:
-            print(
-                "tutor grade: --jsonl reads every answer from stdin; drop ITEM and --text",
+        given = [w for w, on in (("ITEM", args.item), ("--text", args.text is not None)) if on]
+        if given:
+            print(  # only what was given: "drop ITEM and --text" when only ITEM was
+                f"tutor grade: --jsonl reads every answer from stdin; drop {' and '.join(given)}",
                 file=sys.stderr,
             )
             return 2

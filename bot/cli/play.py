@@ -164,8 +164,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         from bot.cli.content import bank_not_found
 
         missing = bank_not_found(settings.content_dir)
-        for err in [f"tutor play: {missing}"] if missing else exc.errors:
-            print(err, file=sys.stderr)
+        for err in [missing] if missing else exc.errors:  # prefixed as tutor grade does
+            print(f"tutor play: {err}", file=sys.stderr)
         return 1
     except sqlite3.Error as exc:
         from bot.progress.db import describe_open_error

@@ -420,7 +420,9 @@ def parse_pack(text: str, file: str) -> Pack:
                 iid = raw["id"]
                 if iid in first_seen:
                     first = marks.find(("items", first_seen[iid], "id"))
-                    where = f" (first at line {first.line + 1})" if first else ""
+                    where = (
+                        f" (first at {file}:{first.line + 1}:{first.column + 1})" if first else ""
+                    )
                     raw_errors.append((("items", index, "id"), f"duplicate item id {iid!r}{where}"))
                 else:
                     first_seen[iid] = index
@@ -558,8 +560,9 @@ class Bank:
 
 def _id_position(path: Path, item_id: str) -> tuple[int | None, int | None]:
     """The 1-based line and column of ``id: ITEM_ID`` in a pack file (already parsed, so
-    only its first such line is looked for), or ``(None, None)`` when not found."""
-    pattern = re.compile(rf"^(\s*(?:-\s+)?id:\s*[\"']?)({re.escape(item_id)})[\"']?\s*(?:#.*)?$")
+    only its first such line is looked for), or ``(None, None)`` when not found. The column
+    is the ``id`` key's, where :func:`parse_pack` places a duplicate within one file."""
+    pattern = re.compile(rf"^(\s*(?:-\s+)?)id:\s*[\"']?{re.escape(item_id)}[\"']?\s*(?:#.*)?$")
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
@@ -595,9 +598,9 @@ def load_bank(paths: Iterable[Path]) -> Bank:
             continue
         for item in pack.items:
             line, column = _id_position(path, item.id)
-            if item.id in owners:
-                also = f"duplicate item id (also at {owners[item.id]})"
-                errors.append(ContentError(str(path), line, column, item.id, also))
+            if item.id in owners:  # worded as parse_pack words a duplicate in one file
+                first = f"duplicate item id {item.id!r} (first at {owners[item.id]})"
+                errors.append(ContentError(str(path), line, column, f"{item.id}.id", first))
             else:
                 owners[item.id] = f"{path}:{line}:{column}" if line else str(path)
                 file_of[item.id] = path

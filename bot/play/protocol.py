@@ -488,8 +488,10 @@ class ErrorEvent(_Event):
     Attributes:
         code: ``unknown_command``, ``bad_argument``, ``line_too_long``, ``no_question``,
             ``question_open``, ``not_true_false``, ``empty_answer``, ``answer_too_long``,
-            ``unknown_item``, ``unknown_topic``, ``no_match``, ``graph_unavailable``,
-            ``input_ended``.
+            ``unknown_item``, ``unknown_topic``, ``no_match``, ``graph_unavailable`` (the
+            sandbox is off, down or cannot draw, or the snippet leaves no graph),
+            ``bad_path`` (``graph DIR``'s path cannot take the picture: a missing parent,
+            a file in the way, no permission), ``input_ended``.
         message: one sentence saying what was wrong and what to do.
         line: the input line number (script mode), if known.
     """

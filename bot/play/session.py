@@ -452,24 +452,26 @@ class PlaySession:
         if item is None:
             return _error("no_question", "no snippet revealed yet: answer a question first")
         # the picture's own path: a file at `directory` itself blocks as one above it does
+        # A path that cannot take the picture is `bad_path`; `graph_unavailable` is kept for
+        # a sandbox that is off, down or cannot draw, and a snippet with no graph.
         if (file := blocking_file(directory / "graph.png")) is not None:  # a few stats
             return _error(
-                "graph_unavailable",
+                "bad_path",
                 f"cannot write the picture under {directory}: {not_a_directory(file)}",
             )
         if not directory.is_dir() and not directory.parent.is_dir():  # noqa: ASYNC240 - two stats, microseconds
             return _error(
-                "graph_unavailable",
+                "bad_path",
                 f"the directory {str(directory.parent)!r} does not exist: create it or fix "
-                f"the path (only {directory.name!r} itself is created, so a mistyped path "
-                "never scatters pictures elsewhere)",
+                f"the path (only the last directory, {str(directory)!r}, is created, so a "
+                "mistyped path never scatters pictures elsewhere)",
             )
         saver = self.graph_saver or self.save_graph
         try:
             path = await saver(item, directory)
         except OSError as exc:
             why = exc.strerror or type(exc).__name__  # not "[Errno 13] ..." (fresh12 #8)
-            return _error("graph_unavailable", f"cannot write under {directory}: {why}")
+            return _error("bad_path", f"cannot write under {directory}: {why}")
         except quiz.NoGraph as exc:
             return _error("graph_unavailable", f"no graph of {item.id}: {exc.reason}")
         except SandboxRejected as exc:

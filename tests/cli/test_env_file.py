@@ -141,3 +141,59 @@ def test_a_misspelled_name_in_env_is_named_once_with_the_closest_setting(
         "tutor content: warning: .env: line 3: TUTOR_SANDBOX_WALLS is not a setting and is "
         "ignored (did you mean TUTOR_SANDBOX_WALL_S?)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"binary\n", ".env: line 1 is not NAME=value: 'binary' (a line with no '='"),
+        (b"A=1\nexport B\n", ".env: line 2 is not NAME=value: 'export B' (a line with no '='"),
+        (b"\0\0\0binary\n", ".env: line 1 holds a NUL byte (position 0)"),
+        (
+            b"A=1\nTUTOR_DATABASE_PATH=/tmp/x/dbdir\0x\n",
+            ".env: line 2 holds a NUL byte (position 36)",
+        ),
+    ],
+    ids=["bare word", "export with no value", "leading NULs", "NUL in a value"],
+)
+def test_a_bare_word_or_a_nul_in_env_stops_a_command_with_exit_2(
+    content: bytes,
+    message: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """python-dotenv skips a bare word without a word and keeps a NUL (new-user test #2)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_bytes(content)
+    assert main(["stats", "--learner", "1"]) == 2
+    assert capsys.readouterr().err.startswith(f"tutor stats: {message}")
+
+
+@pytest.mark.parametrize(
+    ("content", "fault"),
+    [
+        (
+            'TUTOR_LOG_LEVEL="DEBUG\n',
+            "line 1 is not NAME=value: 'TUTOR_LOG_LEVEL=\"DEBUG' (the quote \" opened at "
+            "line 1, column 17 is not closed)",
+        ),
+        (
+            "A=1\nTUTOR_LOG_LEVEL='DEBUG\nB=2\nC='x'\n",
+            "line 2 is not NAME=value: \"TUTOR_LOG_LEVEL='DEBUG\" (the quote ' opened at "
+            "line 2, column 17 runs on to line 4: is its closing quote missing?)",
+        ),
+        ('A="x" y\n', "line 1 is not NAME=value: 'A=\"x\" y' (only a comment (# ...) may"),
+        ("A B=1\n", "line 1 is not NAME=value: 'A B=1' (a value with spaces or # needs quotes)"),
+    ],
+    ids=["unclosed", "runs on", "text after the quote", "space in the name"],
+)
+def test_a_quote_left_open_in_env_is_named_where_it_opened(
+    content: str, fault: str, tmp_path: Path
+) -> None:
+    """It was told "a value with spaces or # needs quotes" (new-user test #3)."""
+    env = tmp_path / ".env"
+    env.write_text(content, encoding="utf-8")
+    with pytest.raises(EnvFileError) as raised:
+        check_env_file(env)
+    assert str(raised.value).startswith(f"{env}: {fault}")

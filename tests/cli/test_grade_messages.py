@@ -68,11 +68,34 @@ def test_a_jsonl_line_that_is_not_utf8_says_so(bank: Bank) -> None:
     assert row["message"].startswith("not UTF-8 (byte 0xff at position 0)")
 
 
-def test_a_bad_byte_inside_a_jsonl_string_still_grades(bank: Bank) -> None:
+def test_a_bad_byte_inside_a_jsonl_string_is_an_error_and_the_other_lines_are_graded(
+    bank: Bank,
+) -> None:
+    """The README's contract: a line that is not UTF-8 is an error object naming the line
+    and the byte, even when the bad byte sits inside a JSON string (it was graded as
+    U+FFFD, new-user test #1)."""
+    good = b'{"item_id": "TF3", "verdict": false, "text": "grads pile up"}\n'
+    bad = b'{"item_id": "TF3", "verdict": false, "text": "caf\xe9: grads pile up"}\n'
     out = io.StringIO()
-    line = b'{"item_id": "TF3", "verdict": false, "text": "caf\xe9: grads pile up"}\n'
-    assert grade_lines(Grader(bank), [line], out) == 0
-    assert json.loads(out.getvalue())["item_id"] == "TF3"
+    assert grade_lines(Grader(bank), io.BytesIO(good + bad + good), out) == 1
+    rows = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [row["line"] for row in rows] == [1, 2, 3]
+    assert (rows[1]["error"], rows[1]["message"]) == (
+        "invalid_json",
+        "not UTF-8 (byte 0xe9 at position 49): a JSON line is UTF-8 text",
+    )
+    assert ["error" in row for row in rows] == [False, True, False]
+
+
+def test_tutor_grade_jsonl_refuses_a_line_not_utf8_from_stdin_with_exit_1(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stdin = io.TextIOWrapper(io.BytesIO(b'{"item_id":"TF3","text":"\xff\xfe"}\n'))
+    monkeypatch.setattr("sys.stdin", stdin)
+    assert main(["grade", "--jsonl"]) == 1
+    row = json.loads(capsys.readouterr().out)
+    assert (row["line"], row["error"]) == (1, "invalid_json")
+    assert row["message"].startswith("not UTF-8 (byte 0xff at position 25)")
 
 
 def test_a_verdict_for_an_item_without_one_is_said_to_be_ignored(
@@ -164,3 +187,16 @@ def test_the_jsonl_help_says_verdict_is_a_json_boolean(
         main(["grade", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
     assert "verdict is a JSON boolean, true or false, or null" in help_text
+
+
+@pytest.mark.parametrize(
+    ("extra", "dropped"),
+    [(["TF3"], "ITEM"), (["--text", "x"], "--text"), (["TF3", "--text", "x"], "ITEM and --text")],
+)
+def test_jsonl_with_an_item_or_a_text_names_only_what_was_given(
+    extra: list[str], dropped: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["grade", "--jsonl", *extra]) == 2
+    assert capsys.readouterr().err == (
+        f"tutor grade: --jsonl reads every answer from stdin; drop {dropped}\n"
+    )

@@ -33,12 +33,20 @@ def test_a_deeply_nested_jsonl_line_is_an_error_for_that_line_and_the_rest_are_g
     assert "error" not in rows[2]
 
 
-def test_a_deeply_nested_jsonl_line_read_as_bytes_is_named_nested_not_utf8(
-    bank: Bank,
-) -> None:
+def test_a_deeply_nested_jsonl_line_read_as_bytes_is_named_nested(bank: Bank) -> None:
+    out = io.StringIO()
+    grade_lines(Grader(bank), io.BytesIO(DEEP.encode() + b"\n"), out)
+    assert json.loads(out.getvalue())["message"].startswith("nested too deeply")
+
+
+def test_a_deeply_nested_jsonl_line_with_a_bad_byte_names_the_byte(bank: Bank) -> None:
+    """Every line that is not UTF-8 is refused for that first (the README's contract)."""
     out = io.StringIO()
     grade_lines(Grader(bank), io.BytesIO(DEEP.encode() + b"\xff\n"), out)
-    assert json.loads(out.getvalue())["message"].startswith("nested too deeply")
+    position = len(DEEP.encode())
+    assert json.loads(out.getvalue())["message"].startswith(
+        f"not UTF-8 (byte 0xff at position {position})"
+    )
 
 
 def test_content_eval_refuses_a_deeply_nested_line_naming_file_and_line(

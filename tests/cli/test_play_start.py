@@ -35,6 +35,20 @@ def test_play_outside_the_checkout_names_the_question_bank_and_its_variable(
 
 
 @pytest.mark.usefixtures("quiet_play")
+def test_play_with_a_broken_pack_names_itself_before_each_problem_as_grade_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "packs").mkdir()
+    (tmp_path / "packs" / "bad.yaml").write_text("pack: x\ntitle: y\nitems: [\n")
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", str(tmp_path / "packs"))
+    args = ["play", "--script", "--sandbox", "off", "--db", str(tmp_path / "t.db")]
+    assert main(args) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert lines
+    assert all(line.startswith(f"tutor play: {tmp_path / 'packs' / 'bad.yaml'}:") for line in lines)
+
+
+@pytest.mark.usefixtures("quiet_play")
 def test_play_refuses_another_apps_database_and_adds_no_table(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -193,8 +193,26 @@ def test_an_id_repeated_in_another_file_is_reported_at_both_places(
     line = next(n for n, row in enumerate(text.splitlines(), 1) if row.strip() == "- id: TF1")
     assert main(["content", "check", str(tmp_path)]) == 1
     err = capsys.readouterr().err
-    assert f"{tmp_path / 'b.yaml'}:{line}:9: TF1: duplicate item id" in err
-    assert f"(also at {tmp_path / 'a.yaml'}:{line}:9)" in err
+    # the same words as a duplicate within one file (new-user test #5)
+    assert (
+        f"{tmp_path / 'b.yaml'}:{line}:5: TF1.id: duplicate item id 'TF1' "
+        f"(first at {tmp_path / 'a.yaml'}:{line}:5)\n"
+    ) in err
+
+
+def test_an_id_repeated_in_one_file_names_the_first_by_file_line_and_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (HERE / "valid.yaml").read_text(encoding="utf-8")
+    item = text[text.index("  - id: TF1") :]  # the fixture's one item ends the file
+    pack = tmp_path / "d.yaml"
+    pack.write_text(text + item, encoding="utf-8")
+    rows = (text + item).splitlines()
+    first, second = (n for n, row in enumerate(rows, 1) if row == "  - id: TF1")
+    assert main(["content", "check", str(pack)]) == 1
+    assert (
+        f"{pack}:{second}:5: TF1.id: duplicate item id 'TF1' (first at {pack}:{first}:5)\n"
+    ) in capsys.readouterr().err
 
 
 def test_content_item_filters_take_ids_in_any_case(capsys: pytest.CaptureFixture[str]) -> None:

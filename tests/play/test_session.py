@@ -346,8 +346,10 @@ async def test_graph_into_a_directory_whose_parent_is_missing_is_refused_not_cre
 ) -> None:
     await _answer_tf3(session)
     error = _error(await session.handle(Graph(directory=tmp_path / "no" / "such" / "dir")))
-    assert error.code == "graph_unavailable"
+    assert error.code == "bad_path"  # graph_unavailable is the sandbox's or the snippet's
     assert f"the directory {str(tmp_path / 'no' / 'such')!r} does not exist" in error.message
+    # the whole path, not its last name alone ("only 'dir' itself": new-user test #4)
+    assert f"only the last directory, {str(tmp_path / 'no' / 'such' / 'dir')!r}," in error.message
     assert not (tmp_path / "no").exists()
 
 
@@ -357,6 +359,7 @@ async def test_graph_into_a_file_says_it_is_not_a_directory(
     await _answer_tf3(session)
     (tmp_path / "README").write_text("x")
     error = _error(await session.handle(Graph(directory=tmp_path / "README")))
+    assert error.code == "bad_path"
     assert error.message == (
         f"cannot write the picture under {tmp_path / 'README'}: "
         f"{str(tmp_path / 'README')!r} is not a directory (it is a file)"
@@ -406,6 +409,21 @@ async def test_graph_hands_the_last_revealed_item_to_the_saver(
     assert isinstance(event, GraphSaved)
     assert saved == [("TF3", tmp_path)]
     assert event.path == str(tmp_path / "TF3.png")
+
+
+async def test_graph_that_cannot_be_written_is_a_bad_path_naming_why(
+    services: Services, tmp_path: Path
+) -> None:
+    async def saver(item: Item, directory: Path) -> Path:
+        raise PermissionError(13, "Permission denied")
+
+    session = PlaySession(services, LEARNER, measure_time=False, graph_saver=saver)
+    await _answer_tf3(session)
+    error = _error(await session.handle(Graph(directory=tmp_path)))
+    assert (error.code, error.message) == (
+        "bad_path",
+        f"cannot write under {tmp_path}: Permission denied",
+    )
 
 
 async def test_ending_with_a_question_open_names_it_and_shows_the_stats(
