@@ -338,6 +338,23 @@ def test_no_before_a_code_name_inside_an_answer_is_a_determiner() -> None:
 
 def test_no_opening_an_answer_before_code_is_an_interjection() -> None:
     assert "x.grad" not in negated_words("No x.grad accumulates")
+    assert "autograd.grad" not in negated_words("no autograd.grad just returns it")
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("no grad_fn is recorded for a leaf", "recorded"),
+        ("no .grad is written by autograd.grad", "written"),
+        ("No backward() call happens", "happens"),
+    ],
+)
+def test_no_opening_an_answer_before_a_kind_of_code_thing_is_a_determiner(
+    text: str, word: str
+) -> None:
+    """fix19 #2: "no grad_fn is recorded" denies that one is; only one object's name
+    (``x.grad``) after an opening "no" reads as a missing comma."""
+    assert word in negated_words(text)
 
 
 @pytest.mark.parametrize(
