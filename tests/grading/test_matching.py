@@ -130,6 +130,22 @@ def test_no_grad_is_not_zero_grad() -> None:
     assert not affirmed("`zero_grad()`", "torch.no_grad()")
 
 
+@pytest.mark.parametrize("pattern", ["zeros", "zeroes", "zeroed", "=zero", "=zeros"])
+@pytest.mark.parametrize("text", ["call zero_grad", "optimizer.zero_grad()", "zero_grad() first"])
+def test_the_word_zeros_never_meets_zero_grad(pattern: str, text: str) -> None:
+    """fix19 #4b: the shared synonym zero* of "zeros"/"zeroed" met the code name
+    ``zero_grad`` by its first part (WHY7's zeros penalty, SE1's "zeroed"): a prefix that a
+    synonym expansion brings in stands for words, not for the code names built on it."""
+    assert not affirmed(pattern, text)
+    assert affirmed(pattern, "the grads are zeroed")
+
+
+def test_a_prefix_the_author_wrote_still_meets_a_code_name() -> None:
+    assert affirmed("zero*", "call zero_grad")
+    assert affirmed("retain*", "y.retain_grad()")
+    assert affirmed("grad*", "x.grad")
+
+
 def test_a_code_pattern_matches_as_a_suffix() -> None:
     assert affirmed("`grad.zero_()`", "x.grad.zero_()")
     assert not affirmed("`x.grad`", "w.grad")
