@@ -702,9 +702,12 @@ class Matcher:
         first = self._term(terms[0])
         current = first
         following: list[Span] = []
+        spell = phrase.gap > 0 and bool(self.negation.cue_start)
         for k in range(1, len(terms)):  # indexed: no slice of the terms per call
             if not current:
                 break
+            if spell:
+                current = self._with_listed_cues(terms[k - 1], current)
             following = self._term(terms[k])
             current = _join(current, following, limit, sent)
         if phrase.any_order and first:
@@ -716,6 +719,36 @@ class Matcher:
             ]
         self._memo[key] = current
         return current
+
+    def _with_listed_cues(self, term: CTerm, spans: list[Span]) -> list[Span]:
+        """``spans`` (each ending in a match of ``term``), plus, before each span followed
+        by a negation cue that ``term`` also lists, the span extended over that cue.
+
+        With ``can|does|not`` as one term and a gap, "autograd can't see numpy" matched
+        ``can`` and left "not" in the gap, where it denied the whole match, though the
+        author wrote the cue (fix19 #4a): the extended span spells it
+        (:meth:`Negation.negated` skips a cue among the matched tokens) and, coming first,
+        wins over the gapped one for the same tokens. A cue that only another term lists
+        ("weren't used don't get zeros") or that is not right after the match still
+        negates. The returned list is new only when something was added.
+        """
+        cues = self.negation.cue_start
+        sent = self.stream.sent
+        listed: set[int] | None = None
+        out: list[Span] | None = None
+        for k in range(len(spans)):
+            span = spans[k]
+            nxt = span[1] + 1
+            if nxt in cues and nxt < len(sent) and sent[nxt] == sent[span[0]]:
+                if listed is None:
+                    listed = {one[0] for one in self._term(term) if one[0] == one[1]}
+                if nxt in listed:
+                    if out is None:
+                        out = spans[:k]
+                    out.append((span[0], nxt, span[2], (*span[3], nxt)))
+            if out is not None:
+                out.append(span)
+        return spans if out is None else out
 
     def _near(self, near: CNear) -> list[Span]:
         sent = self.stream.sent

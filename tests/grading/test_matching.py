@@ -211,6 +211,34 @@ def test_a_cue_skipped_by_a_gap_still_negates() -> None:
     assert not affirmed("grads add up", "grads do not add up")
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["autograd can't see numpy", "autograd cannot see numpy", "autograd does not see numpy"],
+)
+def test_a_cue_its_term_lists_is_spelled_even_after_the_auxiliary(text: str) -> None:
+    """fix19 #4a: with ``can|does|not`` as one term, the term took the auxiliary and left
+    "not" in the gap, which denied the match the author wrote the cue for."""
+    result = hits(SeqPattern(seq="autograd can|does|not see numpy", gap=2), text)
+    assert result.affirmed
+    assert not result.negated
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        # another term lists the cue: "don't get zeros" denies the zeros
+        ("not|n't used get zeros", "weights that weren't used don't get zeros"),
+        # the cue is not right after the matched auxiliary
+        ("autograd can|not see numpy", "autograd can really not see numpy"),
+        ("autograd can|not see numpy", "it is not true that autograd can see numpy"),
+    ],
+)
+def test_a_cue_no_adjacent_term_spells_still_negates(pattern: str, text: str) -> None:
+    result = hits(SeqPattern(seq=pattern, gap=3), text)
+    assert result.negated
+    assert not result.affirmed
+
+
 def test_matches_inside_a_question_are_ignored() -> None:
     assert not hits("overwrite", "does it overwrite? no").affirmed
 
