@@ -624,9 +624,13 @@ def _backward(stream: TokenStream, end: int, absence: bool = False) -> list[int]
 
     For an absence cue (``absence``) an ``and`` also ends the span, unless it joins two code
     names: "x.grad and y.grad are None" says both are absent, but in "the chain ends there
-    and encoder.weight.grad stays None" only the weight's gradient is.
+    and encoder.weight.grad stays None" only the weight's gradient is. An absence cue that
+    opens its own clause after a break covers nothing: in "x.grad is never written, stays
+    None" the None is x.grad's, and the clause before the comma is not denied (fix19 #4c).
     """
     out: list[int] = []
+    if absence and stream.brk[end]:
+        return out
     j = end - 1
     while j >= 0 and len(out) < POST_WINDOW and stream.sent[j] == stream.sent[end]:
         if (

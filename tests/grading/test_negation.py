@@ -279,6 +279,20 @@ def test_an_absence_does_not_reach_back_over_a_clause_joined_by_and() -> None:
     assert "encoder.weight.grad" in negated_words(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "negated"),
+    [
+        ("x.grad is never written, stays None", {"written"}),  # by "never" alone
+        ("the grad is computed, stays None", set()),
+        ("the weight's grad (stays None)", set()),
+    ],
+)
+def test_an_absence_after_a_break_does_not_reach_back_over_it(text: str, negated: set[str]) -> None:
+    """fix19 #4c: "stays None" after a comma denied the clause before it, so EC11's
+    "x.grad is never written, stays None" lost "never written" (double negation)."""
+    assert negated_words(text) == negated
+
+
 def test_an_absence_covers_code_names_joined_by_and() -> None:
     assert {"x.grad", "y.grad"} <= negated_words("x.grad and y.grad are None")
 
