@@ -381,6 +381,28 @@ class PlayLearnerSettings(BaseSettings):
     play_learner_id: PlayLearnerId = 1
 
 
+def refuse_empty_path(value: object) -> object:
+    """Refuse an empty database path before it becomes a :class:`~pathlib.Path`.
+
+    ``Path("")`` is ``Path(".")``, the working directory, so ``--db ""`` was refused as
+    ``. is a directory`` (fix19 #1), naming a directory nobody typed. An empty
+    ``TUTOR_DATABASE_PATH`` never gets here: as every ``TUTOR_*`` variable, ``NAME=`` with
+    no value means the default (``env_ignore_empty``).
+
+    Args:
+        value: the value given, before pydantic turns it into a path.
+
+    Returns:
+        ``value``, unchanged.
+
+    Raises:
+        ValueError: ``value`` is the empty string.
+    """
+    if isinstance(value, str) and not value:
+        raise ValueError(f"the path is empty: give a file path such as {DEFAULT_DATABASE_PATH}")
+    return value
+
+
 def check_database_path(value: Path) -> Path:
     """Validate a progress database path (``TUTOR_DATABASE_PATH``, ``--db``).
 
@@ -483,6 +505,11 @@ class TutorSettings(BaseSettings):
     )
     db_synchronous: Synchronous = "NORMAL"
     play_learner_id: PlayLearnerId = 1
+
+    @field_validator("database_path", mode="before")
+    @classmethod
+    def _database_path_not_empty(cls, value: object) -> object:
+        return refuse_empty_path(value)
 
     @field_validator("database_path")
     @classmethod

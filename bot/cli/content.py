@@ -86,6 +86,32 @@ def bank_not_found(content: Path, *, given: bool = False) -> str | None:
     )
 
 
+def given_pack_paths(texts: Sequence[str] | None, prog: str) -> list[Path] | None:
+    """The pack paths typed on the command line, as paths, refusing an empty one.
+
+    The arguments are read as strings, not :class:`~pathlib.Path`: ``Path("")`` is
+    ``Path(".")``, so ``tutor content check ""`` checked the working directory (fix19 #1)
+    and reported its YAML files (``docker-compose.yml``) as broken packs.
+
+    Args:
+        texts: the ``PATH`` arguments (or ``--content`` values) as typed; None or empty
+            when none were given.
+        prog: the command, named first as in its other errors (``tutor content check``).
+
+    Returns:
+        The paths (empty when none were given), or None after one line on stderr when one
+        of them is empty (the command then exits 1, as for a path that does not exist).
+    """
+    if any(not text for text in texts or ()):
+        print(
+            f"{prog}: a path given is empty: name a pack file or directory, or give none "
+            "for the configured one ($TUTOR_CONTENT_DIR, else content/)",
+            file=sys.stderr,
+        )
+        return None
+    return [Path(text) for text in texts or ()]
+
+
 def report_missing_banks(paths: list[Path], prog: str, *, given: bool) -> bool:
     """Print :func:`bank_not_found`'s sentence, after ``prog:``, for each of ``paths`` that
     does not exist.
@@ -157,7 +183,7 @@ def register(sub: Any) -> None:
         help="validate every pack; exit 1 on any problem; warn (exit 0) on rubric patterns "
         "that can never match",
     )
-    check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=PATHS_HELP)
+    check.add_argument("paths", nargs="*", type=str, metavar="PATH", help=PATHS_HELP)
     check.add_argument(
         "--verbose",
         action="store_true",
@@ -169,7 +195,7 @@ def register(sub: Any) -> None:
     verify = csub.add_parser(
         "verify", help="run every snippet and compare with expected_output; exit 1 on mismatch"
     )
-    verify.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=PATHS_HELP)
+    verify.add_argument("paths", nargs="*", type=str, metavar="PATH", help=PATHS_HELP)
     _add_item_filter(verify)
     verify.add_argument(
         "--python",
@@ -191,7 +217,7 @@ def register(sub: Any) -> None:
         help="grade every item's marked samples and its own answer; exit 1 below 95%% "
         "agreement, on an incorrect sample graded correct, or an answer key not graded correct",
     )
-    test.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=PATHS_HELP)
+    test.add_argument("paths", nargs="*", type=str, metavar="PATH", help=PATHS_HELP)
     _add_item_filter(test)
     test.add_argument(
         "--min-accuracy",
@@ -217,7 +243,7 @@ def register(sub: Any) -> None:
     )
     evaluate.add_argument("file", type=Path, metavar="FILE.jsonl", help="marked answers")
     evaluate.add_argument(
-        "--content", action="append", type=Path, default=None, metavar="PATH",
+        "--content", action="append", type=str, default=None, metavar="PATH",
         help=PATHS_HELP,
     )  # fmt: skip
     _add_item_filter(evaluate)
@@ -241,8 +267,11 @@ def register(sub: Any) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Validate packs; print every problem as ``file:line:col: ITEM.field: message``."""
-    paths = args.paths or [configured_content("tutor content check")]
-    if report_missing_banks(paths, "tutor content check", given=bool(args.paths)):
+    given = given_pack_paths(args.paths, "tutor content check")
+    if given is None:
+        return 1
+    paths = given or [configured_content("tutor content check")]
+    if report_missing_banks(paths, "tutor content check", given=bool(given)):
         return 1
     try:
         bank = load_bank(paths)
@@ -288,8 +317,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     local sandbox that did not start (with its last log lines); 2 on an unknown item id
     or, with ``--runner sandbox``, a bad ``TUTOR_SANDBOX_*`` value (one line each).
     """
-    paths = args.paths or [configured_content("tutor content verify")]
-    bank = load_bank_or_report(paths, "tutor content verify", given=bool(args.paths))
+    given = given_pack_paths(args.paths, "tutor content verify")
+    if given is None:
+        return 1
+    paths = given or [configured_content("tutor content verify")]
+    bank = load_bank_or_report(paths, "tutor content verify", given=bool(given))
     if bank is None:
         return 1
     items = select_items(bank, args.item)
@@ -446,8 +478,11 @@ def print_silent_patterns(
 
 def cmd_test(args: argparse.Namespace) -> int:
     """Grade every item's samples; exit 1 below the accuracy gate or on incorrect-as-correct."""
-    paths = args.paths or [configured_content("tutor content test")]
-    bank = load_bank_or_report(paths, "tutor content test", given=bool(args.paths))
+    given = given_pack_paths(args.paths, "tutor content test")
+    if given is None:
+        return 1
+    paths = given or [configured_content("tutor content test")]
+    bank = load_bank_or_report(paths, "tutor content test", given=bool(given))
     if bank is None:
         return 1
     items = select_items(bank, args.item)
@@ -493,7 +528,10 @@ def print_eval_report(report: EvalReport, numbers_only: bool = False) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Grade a marked JSONL file and print how the grader fared; exit 1 below the targets."""
-    bank = load_bank_or_report(args.content, "tutor content eval")
+    content = given_pack_paths(args.content, "tutor content eval")
+    if content is None:
+        return 1
+    bank = load_bank_or_report(content, "tutor content eval")
     if bank is None:
         return 1
     try:

@@ -40,12 +40,11 @@ import argparse
 import io
 import sys
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
-from bot.cli.content import PATHS_HELP, load_bank_or_report
+from bot.cli.content import PATHS_HELP, given_pack_paths, load_bank_or_report
 from bot.content.models import Kind, canonical_item_id
 from bot.grading import (
     AnswerTooLong,
@@ -150,7 +149,7 @@ def register(sub: Any) -> None:
         "verdict is a JSON boolean, true or false, or null), write results as JSON",
     )
     grade.add_argument(
-        "--content", action="append", type=Path, default=None, metavar="PATH",
+        "--content", action="append", type=str, default=None, metavar="PATH",
         help=PATHS_HELP,
     )  # fmt: skip
     grade.set_defaults(handler=cmd_grade)
@@ -266,7 +265,10 @@ def grade_lines(grader: Grader, lines: Iterable[str | bytes], out: TextIO) -> in
 
 def cmd_grade(args: argparse.Namespace) -> int:
     """Grade JSON lines from stdin, or one answer given on the command line."""
-    bank = load_bank_or_report(args.content, "tutor grade")
+    content = given_pack_paths(args.content, "tutor grade")
+    if content is None:
+        return 1
+    bank = load_bank_or_report(content, "tutor grade")
     if bank is None:
         return 1
     grader = Grader(bank)

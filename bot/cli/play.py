@@ -25,7 +25,6 @@ import random
 import sqlite3
 import sys
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Any
 
 from bot.cli.stats import _snowflake
@@ -62,7 +61,7 @@ def register(sub: Any) -> None:
     )
     play.add_argument(
         "--db",
-        type=Path,
+        type=str,  # not Path: Path("") is ".", and an empty --db must be refused as empty
         default=None,
         metavar="PATH",
         help="SQLite file (default: $TUTOR_DATABASE_PATH or data/tutor.db)",

@@ -54,7 +54,7 @@ def register(sub: Any) -> None:
     stats.add_argument("--json", action="store_true", help="print the LearnerStats JSON")
     stats.add_argument(
         "--db",
-        type=Path,
+        type=str,  # not Path: Path("") is ".", and an empty --db must be refused as empty
         default=None,
         metavar="PATH",
         help="the SQLite file (default: $TUTOR_DATABASE_PATH or data/tutor.db)",

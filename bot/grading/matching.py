@@ -17,7 +17,9 @@ of terms whose leaves are *atoms*, each matching one token:
 
 Word and prefix alternatives also match the alternatives the synonym table lists for them
 (:mod:`bot.grading.synonyms`). A word atom and a prefix atom also match the last part of a
-code token exactly (``grad*`` matches ``x.grad``), never fuzzily.
+code token exactly (``grad*`` matches ``x.grad``), never fuzzily; a prefix atom the rubric
+spells also meets a snake_case name starting with it (``zero*`` meets ``zero_grad``), one a
+synonym expansion brought in does not (``zeros`` -> ``zero*`` is the value, not the call).
 
 Matching (once per answer) looks every distinct token up in a per-item cache (token ->
 atoms it satisfies), then joins atoms into phrases: consecutive terms at most ``gap`` words
@@ -93,6 +95,10 @@ class Atom:
     stem: str = ""
     slips: int = 0
     comps: tuple[str, ...] = ()
+    compounds: bool = True
+    """A prefix atom only: it also meets a snake_case code name that starts with it
+    (``zero*`` meets ``zero_grad``). False for a prefix a synonym expansion brought in: the
+    rubric's word ``zeros`` means the value, never the function ``zero_grad()``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,7 +364,10 @@ class Compiler:
                 return CTerm((self._word_atom(words[0], fuzzy=False),))
             return CTerm((), (self._words_phrase(words, fuzzy=False),))
         if alt.form == "prefix":
-            atoms = [self._atom(Atom(A_PREFIX, alt.text, slips=allowed_slips(len(alt.text))))]
+            slips = allowed_slips(len(alt.text))
+            # expand is False inside a synonym expansion (one level only): such a prefix
+            # stands for a word the author wrote, not for the code names built on it
+            atoms = [self._atom(Atom(A_PREFIX, alt.text, slips=slips, compounds=expand))]
             sources = expansions_for_prefix(alt.text, self.table) if expand else ()
         elif len(words) > 1:  # non-leaf -> "non leaf" (the tokenizer splits hyphens)
             return CTerm((), (self._words_phrase(words, fuzzy=True),))
@@ -507,7 +516,9 @@ class Compiler:
                 elif atom.kind == A_WORD:
                     if last and (atom.text == last or atom.stem == last_stem):
                         out.append((aid, falsy))
-                elif last.startswith(atom.text):
+                elif last.startswith(atom.text) and (
+                    atom.compounds or "_" not in last[len(atom.text) :]
+                ):
                     out.append((aid, falsy))
         else:  # NUM, OP
             for aid, atom in enumerate(self.atoms):
@@ -691,9 +702,12 @@ class Matcher:
         first = self._term(terms[0])
         current = first
         following: list[Span] = []
+        spell = phrase.gap > 0 and bool(self.negation.cue_start)
         for k in range(1, len(terms)):  # indexed: no slice of the terms per call
             if not current:
                 break
+            if spell:
+                current = self._with_listed_cues(terms[k - 1], current)
             following = self._term(terms[k])
             current = _join(current, following, limit, sent)
         if phrase.any_order and first:
@@ -705,6 +719,36 @@ class Matcher:
             ]
         self._memo[key] = current
         return current
+
+    def _with_listed_cues(self, term: CTerm, spans: list[Span]) -> list[Span]:
+        """``spans`` (each ending in a match of ``term``), plus, before each span followed
+        by a negation cue that ``term`` also lists, the span extended over that cue.
+
+        With ``can|does|not`` as one term and a gap, "autograd can't see numpy" matched
+        ``can`` and left "not" in the gap, where it denied the whole match, though the
+        author wrote the cue (fix19 #4a): the extended span spells it
+        (:meth:`Negation.negated` skips a cue among the matched tokens) and, coming first,
+        wins over the gapped one for the same tokens. A cue that only another term lists
+        ("weren't used don't get zeros") or that is not right after the match still
+        negates. The returned list is new only when something was added.
+        """
+        cues = self.negation.cue_start
+        sent = self.stream.sent
+        listed: set[int] | None = None
+        out: list[Span] | None = None
+        for k in range(len(spans)):
+            span = spans[k]
+            nxt = span[1] + 1
+            if nxt in cues and nxt < len(sent) and sent[nxt] == sent[span[0]]:
+                if listed is None:
+                    listed = {one[0] for one in self._term(term) if one[0] == one[1]}
+                if nxt in listed:
+                    if out is None:
+                        out = spans[:k]
+                    out.append((span[0], nxt, span[2], (*span[3], nxt)))
+            if out is not None:
+                out.append(span)
+        return spans if out is None else out
 
     def _near(self, near: CNear) -> list[Span]:
         sent = self.stream.sent

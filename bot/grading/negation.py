@@ -320,11 +320,28 @@ _INTERJECTION_FOLLOWERS: Final = frozenset(
 )  # fmt: skip
 
 
-def is_interjection(stream: TokenStream, i: int) -> bool:
+def _owned_code(token: str) -> bool:
+    """Whether a code token names one object (``x.grad``, ``autograd.grad``,
+    ``requires_grad=true``) rather than a kind of thing (``grad_fn``, ``.grad``,
+    ``zero_grad``): "no" takes only the second as a determiner ("no grad_fn is recorded")."""
+    dot = token.find(".")
+    return dot > 0 or "=" in token
+
+
+def is_interjection(stream: TokenStream, i: int, *, answered: bool = False) -> bool:
     """Whether the ``no``/``nope``/``nah`` at ``i`` answers the question rather than negating.
 
-    "No, it adds up", "No it adds up", "nope." are interjections; "no gradient flows" and
-    "there is no graph" are cues.
+    "No, it adds up", "No it adds up", "nope." are interjections; "no gradient flows",
+    "no grad_fn is recorded" and "there is no graph" are cues. Before a code name, "no" is
+    a determiner unless the name is one object's ("no x.grad accumulates" misses its comma:
+    nobody says "no x.grad" for "none of x's grad"; :func:`_owned_code`).
+
+    Args:
+        stream: the segmented answer.
+        i: the token.
+        answered: the words before ``i`` announce the answer ("the answer is no, ...", "I'd
+            say no"): ``no`` need not start its clause (:func:`bot.grading.verdict.
+            extract_verdict` passes it).
     """
     word = stream.surf[i]
     if word in ("nope", "nah"):
@@ -332,13 +349,13 @@ def is_interjection(stream: TokenStream, i: int) -> bool:
     if word != "no":
         return False
     at_start = i == 0 or stream.sent[i - 1] != stream.sent[i] or stream.brk[i]
-    if not at_start:
+    if not (at_start or answered):
         return False
     nxt = i + 1
     if nxt >= len(stream) or stream.sent[nxt] != stream.sent[i] or stream.brk[nxt]:
         return True
-    if stream.kind[nxt] == CODE and i:
-        return False  # "..., no grad_fn is recorded": a determiner before a code name
+    if stream.kind[nxt] == CODE and (i or not _owned_code(stream.surf[nxt])):
+        return False  # "no grad_fn is recorded": a determiner before a code name
     return stream.surf[nxt] in _INTERJECTION_FOLLOWERS or stream.kind[nxt] != WORD
 
 
@@ -616,9 +633,13 @@ def _backward(stream: TokenStream, end: int, absence: bool = False) -> list[int]
 
     For an absence cue (``absence``) an ``and`` also ends the span, unless it joins two code
     names: "x.grad and y.grad are None" says both are absent, but in "the chain ends there
-    and encoder.weight.grad stays None" only the weight's gradient is.
+    and encoder.weight.grad stays None" only the weight's gradient is. An absence cue that
+    opens its own clause after a break covers nothing: in "x.grad is never written, stays
+    None" the None is x.grad's, and the clause before the comma is not denied (fix19 #4c).
     """
     out: list[int] = []
+    if absence and stream.brk[end]:
+        return out
     j = end - 1
     while j >= 0 and len(out) < POST_WINDOW and stream.sent[j] == stream.sent[end]:
         if (

@@ -35,7 +35,7 @@ from typing import Final, Literal
 
 from bot.content.models import Label
 from bot.grading.matching import FLIPPED, FUZZY, RuleHits, Span
-from bot.grading.negation import FUNCTION_WORDS, HEDGES, TERMINATORS, Negation
+from bot.grading.negation import FUNCTION_WORDS, HEDGES, SINGLE_CUES, TERMINATORS, Negation
 from bot.grading.sentences import TokenStream
 from bot.grading.tokens import CODE, NUM, OP, WORD
 
@@ -65,11 +65,13 @@ _LIST_FUNCTION_WORDS: Final = (FUNCTION_WORDS - {"twice"}) | {"per"}
 STUFFING_MIN_WORDS: Final = 3
 STUFFING_MAX_FUNCTION_SHARE: Final = 0.1
 STUFFING_MIN_DOMAIN_SHARE: Final = 0.7
-"""A keyword list: at least 3 words (exactly 3 only with a code token among them: "dynamic
-control flow" may be one noun phrase, "grad_fn requires_grad RuntimeError" is three terms;
-dev5 and dev6 had six such three-term lists graded partial or correct, and the change
-moved no other label), under 10% function words, at least 70% (and at least 3)
-domain words (code and numbers count as domain words), and no operator (code such as
+"""A keyword list: at least 3 words (exactly 3 plain words only when they read as neither a
+noun phrase nor a clause, :func:`_phrase_or_clause`: "dynamic control flow" is one noun
+phrase, "max tie subgradient" three terms; with a code token, "grad_fn requires_grad
+RuntimeError", always three terms: dev5 and dev6 had six such three-term lists graded
+partial or correct, and the change moved no other label), under 10% function words, at
+least 70% (and at least 3) domain words (code and numbers count as domain words), and no
+operator (code such as
 ``x.grad = 8`` states something; "relu derivative 0 subgradient convention" does not).
 Ordinary English prose is 40-50% function words; a terse but real answer ("grads
 accumulate, zero_grad resets them") still has some, or has fewer domain words."""
@@ -541,6 +543,33 @@ def _term_list(stream: TokenStream, start: int) -> bool:
     return terms >= TERM_LIST_MIN_TERMS
 
 
+_ADJECTIVE_ENDINGS: Final = ("ic", "al", "ive", "ous", "ful", "able", "ible", "less")
+"""Endings of an adjective that opens a noun phrase ("dynamic control flow")."""
+
+
+def _phrase_or_clause(stream: TokenStream, start: int) -> bool:
+    """Whether three plain words (no code) read as one noun phrase or a clause rather than
+    three terms: an adjective first ("dynamic control flow"), a compound ("define-by-run"),
+    a negation ("nothing useful happens"), a participle ("gradients keep growing") or a
+    verb between two words ("detach cuts gradients"). Otherwise they are a list like any
+    longer one (fix19 #4d: "max tie subgradient", "tuple grad backward", "None zero grad",
+    "checkpoint recompute activations", all marked incorrect, were partial).
+
+    Args:
+        stream: the segmented answer.
+        start: the first of the three words (the last three tokens).
+    """
+    first, middle, last = stream.surf[start : start + 3]
+    if first.endswith(_ADJECTIVE_ENDINGS) or (first, middle) in COMPOUNDS:
+        return True
+    if (middle, last) in COMPOUNDS:
+        return True
+    for word in (first, middle, last):
+        if word in SINGLE_CUES or (len(word) > 4 and word.endswith(("ing", "ed"))):
+            return True
+    return len(middle) > 3 and middle.endswith("s") and not middle.endswith("ss")
+
+
 def _dangling_equals(stream: TokenStream, i: int) -> bool:
     """Whether token ``i`` is an ``=`` that assigns nothing: a keyword argument named in a
     list ("scalar, gradient=, seed, sum, backward"), followed by a clause break or the end."""
@@ -577,8 +606,8 @@ def is_keyword_stuffing(
         stream.kind[i] != OP or _dangling_equals(stream, i) for i in range(start, len(stream))
     ):
         return False  # an operator: a statement ("x.grad = 8")
-    if words == STUFFING_MIN_WORDS and CODE not in kinds:
-        return False  # three plain words may be one noun phrase ("dynamic control flow")
+    if words == STUFFING_MIN_WORDS and CODE not in kinds and _phrase_or_clause(stream, start):
+        return False  # "dynamic control flow", "detach cuts gradients": one phrase or claim
     surf = stream.surf[start:] if start else stream.surf
     if all(k == NUM or w == "tensor" for w, k in zip(surf, kinds, strict=True)):
         return False  # a printed value ("tensor([0.5, 0., 0.5])") states the output

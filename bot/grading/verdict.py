@@ -1,9 +1,12 @@
 """Verdict extraction: what a true/false answer's opening says, when no button was pressed.
 
 The opening is the first sentence's first words, after lead-ins such as "I think", "the
-statement is", "pretty sure", "honestly". Recognised (docs/MARKING.md lists the examples):
+statement is", "the answer is", "my answer:", "pretty sure", "honestly". Recognised
+(docs/MARKING.md lists the examples):
 
-* false: ``false``, ``no``/``nope``/``nah`` (as an interjection), ``not true``,
+* false: ``false``, ``no``/``nope``/``nah`` (as an interjection: "no gradient flows" and
+  "no grad_fn is recorded" are negations; after ``answer``/``verdict``/``say``, "the answer
+  is no, ...", a ``no`` need not start its clause), ``not true``,
   ``not correct``, ``that's false``, ``wrong``, ``incorrect``, ``untrue``, ``not really``,
   ``not quite``, ``definitely not``, ``of course not``, ``I don't think so``;
 * true: ``true``, ``yes``/``yep``/``yeah``/``yup``, ``correct``, ``indeed``, ``agreed``,
@@ -86,6 +89,10 @@ LEAD_INS: Final = frozenset(
      "yeah", "bit", "tricky", "trick", "trap", "here", "q", "response"}
 )  # fmt: skip
 """Words that may precede the verdict in an opening ("I'm pretty sure that's false")."""
+ANSWER_ANNOUNCERS: Final = frozenset({"answer", "verdict", "response", "say", "said"})
+"""Lead-ins after which a ``no`` is the answer even though it does not start its clause
+("the answer is no, ...", "I'd say no": fix19 #2); without one, "it is no longer a leaf"
+and "I think no gradient flows" state no verdict."""
 
 
 def _by_first_word(
@@ -167,7 +174,10 @@ def extract_verdict(stream: TokenStream) -> VerdictReading:
         if word in TRUE_WORDS and not (word == "yeah" and i + 1 < n and surf[i + 1] == "no"):
             return VerdictReading(True, i + 1)
         if word == "no":
-            return VerdictReading(False, i + 1) if is_interjection(stream, i) else NO_VERDICT
+            answered = any(surf[j] in ANSWER_ANNOUNCERS for j in range(i))
+            if is_interjection(stream, i, answered=answered):
+                return VerdictReading(False, i + 1)
+            return NO_VERDICT
         if word in _ONLY_BEFORE_BREAK and _before_break(stream, i):
             return VerdictReading(_ONLY_BEFORE_BREAK[word], i + 1)
         if 3 <= len(word) <= 6 and not is_known_word(word):

@@ -12,7 +12,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings
 
 from bot.progress.options import DEFAULT_BUSY_TIMEOUT_S, Synchronous
-from bot.settings import TUTOR_ENV, check_database_path
+from bot.settings import TUTOR_ENV, check_database_path, refuse_empty_path
 
 
 class ProgressSettings(BaseSettings):
@@ -37,6 +37,11 @@ class ProgressSettings(BaseSettings):
     answer_retention_days: int = Field(90, ge=0, le=36500)
     db_busy_timeout_s: float = Field(DEFAULT_BUSY_TIMEOUT_S, ge=0, le=600)
     db_synchronous: Synchronous = "NORMAL"
+
+    @field_validator("database_path", mode="before")
+    @classmethod
+    def _not_empty(cls, value: object) -> object:
+        return refuse_empty_path(value)
 
     @field_validator("database_path")
     @classmethod

@@ -130,6 +130,22 @@ def test_no_grad_is_not_zero_grad() -> None:
     assert not affirmed("`zero_grad()`", "torch.no_grad()")
 
 
+@pytest.mark.parametrize("pattern", ["zeros", "zeroes", "zeroed", "=zero", "=zeros"])
+@pytest.mark.parametrize("text", ["call zero_grad", "optimizer.zero_grad()", "zero_grad() first"])
+def test_the_word_zeros_never_meets_zero_grad(pattern: str, text: str) -> None:
+    """fix19 #4b: the shared synonym zero* of "zeros"/"zeroed" met the code name
+    ``zero_grad`` by its first part (WHY7's zeros penalty, SE1's "zeroed"): a prefix that a
+    synonym expansion brings in stands for words, not for the code names built on it."""
+    assert not affirmed(pattern, text)
+    assert affirmed(pattern, "the grads are zeroed")
+
+
+def test_a_prefix_the_author_wrote_still_meets_a_code_name() -> None:
+    assert affirmed("zero*", "call zero_grad")
+    assert affirmed("retain*", "y.retain_grad()")
+    assert affirmed("grad*", "x.grad")
+
+
 def test_a_code_pattern_matches_as_a_suffix() -> None:
     assert affirmed("`grad.zero_()`", "x.grad.zero_()")
     assert not affirmed("`x.grad`", "w.grad")
@@ -193,6 +209,34 @@ def test_a_pattern_that_spells_its_cue_is_affirmed() -> None:
 
 def test_a_cue_skipped_by_a_gap_still_negates() -> None:
     assert not affirmed("grads add up", "grads do not add up")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["autograd can't see numpy", "autograd cannot see numpy", "autograd does not see numpy"],
+)
+def test_a_cue_its_term_lists_is_spelled_even_after_the_auxiliary(text: str) -> None:
+    """fix19 #4a: with ``can|does|not`` as one term, the term took the auxiliary and left
+    "not" in the gap, which denied the match the author wrote the cue for."""
+    result = hits(SeqPattern(seq="autograd can|does|not see numpy", gap=2), text)
+    assert result.affirmed
+    assert not result.negated
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        # another term lists the cue: "don't get zeros" denies the zeros
+        ("not|n't used get zeros", "weights that weren't used don't get zeros"),
+        # the cue is not right after the matched auxiliary
+        ("autograd can|not see numpy", "autograd can really not see numpy"),
+        ("autograd can|not see numpy", "it is not true that autograd can see numpy"),
+    ],
+)
+def test_a_cue_no_adjacent_term_spells_still_negates(pattern: str, text: str) -> None:
+    result = hits(SeqPattern(seq=pattern, gap=3), text)
+    assert result.negated
+    assert not result.affirmed
 
 
 def test_matches_inside_a_question_are_ignored() -> None:

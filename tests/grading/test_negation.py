@@ -279,6 +279,20 @@ def test_an_absence_does_not_reach_back_over_a_clause_joined_by_and() -> None:
     assert "encoder.weight.grad" in negated_words(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "negated"),
+    [
+        ("x.grad is never written, stays None", {"written"}),  # by "never" alone
+        ("the grad is computed, stays None", set()),
+        ("the weight's grad (stays None)", set()),
+    ],
+)
+def test_an_absence_after_a_break_does_not_reach_back_over_it(text: str, negated: set[str]) -> None:
+    """fix19 #4c: "stays None" after a comma denied the clause before it, so EC11's
+    "x.grad is never written, stays None" lost "never written" (double negation)."""
+    assert negated_words(text) == negated
+
+
 def test_an_absence_covers_code_names_joined_by_and() -> None:
     assert {"x.grad", "y.grad"} <= negated_words("x.grad and y.grad are None")
 
@@ -338,6 +352,23 @@ def test_no_before_a_code_name_inside_an_answer_is_a_determiner() -> None:
 
 def test_no_opening_an_answer_before_code_is_an_interjection() -> None:
     assert "x.grad" not in negated_words("No x.grad accumulates")
+    assert "autograd.grad" not in negated_words("no autograd.grad just returns it")
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("no grad_fn is recorded for a leaf", "recorded"),
+        ("no .grad is written by autograd.grad", "written"),
+        ("No backward() call happens", "happens"),
+    ],
+)
+def test_no_opening_an_answer_before_a_kind_of_code_thing_is_a_determiner(
+    text: str, word: str
+) -> None:
+    """fix19 #2: "no grad_fn is recorded" denies that one is; only one object's name
+    (``x.grad``) after an opening "no" reads as a missing comma."""
+    assert word in negated_words(text)
 
 
 @pytest.mark.parametrize(

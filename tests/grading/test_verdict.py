@@ -38,6 +38,15 @@ def verdict(text: str) -> bool | None:
         "Not really, it adds",
         "flase",
         "fasle, it adds",
+        "the answer is no, it accumulates",
+        "The answer is no.",
+        "the answer is no it adds",
+        "my answer: no",
+        "I'd say no, it adds",
+        "answer: false",
+        "Answer: false, it adds",
+        "verdict: false",
+        "No x.grad accumulates",
     ],
 )
 def test_false_openings(text: str) -> None:
@@ -60,6 +69,9 @@ def test_false_openings(text: str) -> None:
         "Ture, it has none",
         "That's right.",
         "not false",
+        "my answer is true because leaves have no grad_fn",
+        "My answer: true",
+        "the answer is yes",
     ],
 )
 def test_true_openings(text: str) -> None:
@@ -78,6 +90,13 @@ def test_true_openings(text: str) -> None:
         "correct me if I'm wrong, it adds",
         "",
         "x.grad is 8",
+        "no grad_fn is recorded for leaves",
+        "No grad_fn, it is a leaf",
+        "no gradient flows through detach",
+        "no .grad is written",
+        "I think no gradient flows",
+        "it is no longer a leaf",
+        "the answer is no longer obvious",
     ],
 )
 def test_openings_without_a_verdict(text: str) -> None:
