@@ -271,7 +271,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
     bank = load_bank_or_report(content, "tutor grade")
     if bank is None:
         return 1
-    grader = Grader(bank)
+    # One answer needs one rubric: compile it when it is graded, not all 50 (1.5-2 s of
+    # CPU, most of the start-up). --jsonl, a batch, compiles every rubric first as before.
+    grader = Grader(bank, eager=bool(args.jsonl))
     if args.jsonl:
         given = [w for w, on in (("ITEM", args.item), ("--text", args.text is not None)) if on]
         if given:

@@ -6,14 +6,23 @@ nodes and every scalar becomes a string (or ``None`` for an unquoted ``null``/``
 pydantic then converts the few fields that really are numbers or booleans, and rejects
 anything that does not fit, so a text field always holds exactly what the author typed.
 
-Composing is bounded (:class:`_BoundedLoader`): an alias to a node it sits inside
-(``a: &a [*a]``), nesting deeper than :data:`MAX_YAML_DEPTH` levels, and a document whose
-aliases expand to more than :data:`MAX_YAML_NODES` nodes (the "billion laughs") are refused
-as ``file:line:col`` errors instead of a ``RecursionError`` or an exhausted memory.
+Composing is bounded: an alias to a node it sits inside (``a: &a [*a]``), nesting deeper
+than :data:`MAX_YAML_DEPTH` levels, and a document whose aliases expand to more than
+:data:`MAX_YAML_NODES` nodes (the "billion laughs") are refused as ``file:line:col`` errors
+instead of a ``RecursionError`` or an exhausted memory.
+
+Two composers give the same nodes (:func:`_compose`). libyaml's, in C, composes the 1.9 MB
+bank about ten times faster than PyYAML's pure-Python one, and the limits are then checked
+by an iterative walk over the node graph (:func:`_over_limits`). The pure one
+(:class:`_BoundedLoader`) refuses while composing; it is used when libyaml is missing (or
+has no nesting limit of its own), and it words every error: whenever the C path finds
+invalid YAML or a passed limit, the text is composed again by the pure one, so a message
+and its ``file:line:col`` are the same whichever composer read the file first.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections import defaultdict
@@ -151,8 +160,8 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
-def _compose(text: str) -> yaml.Node | None:
-    """Compose one YAML document with :class:`_BoundedLoader`'s limits.
+def _compose_pure(text: str) -> yaml.Node | None:
+    """Compose one YAML document with :class:`_BoundedLoader` (pure Python, bounded).
 
     Raises:
         yaml.YAMLError: invalid YAML, or a limit was passed (a marked ComposerError).
@@ -162,6 +171,122 @@ def _compose(text: str) -> yaml.Node | None:
         return loader.get_single_node()
     finally:
         loader.dispose()
+
+
+_NEST_PROBE_DEPTH = 1_100
+"""Flow nesting that a libyaml with its own nesting limit (1,000 levels by default since
+2024) refuses, and one without it composes harmlessly."""
+
+
+@functools.cache
+def _libyaml_loader() -> Any:
+    """PyYAML's libyaml-backed safe loader class, or None when it is not usable here.
+
+    libyaml's composer recurses in C, one frame (about 300 bytes) per level of nesting,
+    before any limit of ours can be checked: a 2 MiB file of ``[[[[...`` would overflow
+    the C stack (a crash, not an error) were nesting unbounded. libyaml builds since 2024
+    refuse nesting past 1,000 levels (about 300 KB of stack, well inside a thread's 8 MiB
+    on glibc); an older build, which composes the probe below, is not used.
+    """
+    loader = getattr(yaml, "CSafeLoader", None)
+    if loader is None or not getattr(yaml, "__with_libyaml__", False):
+        return None
+    probe = loader("[" * _NEST_PROBE_DEPTH + "]" * _NEST_PROBE_DEPTH)
+    try:
+        probe.get_single_node()
+    except yaml.YAMLError:
+        return loader
+    finally:
+        probe.dispose()
+    return None  # pragma: no cover - only an old libyaml composes the probe
+
+
+def _over_limits(root: yaml.Node) -> yaml.composer.ComposerError | None:
+    """The first limit a composed node graph passes, or None; iterative (no recursion).
+
+    The walk sees the graph as the pure composer sees the text: children in document order,
+    each distinct node entered once, at its first occurrence, which is where its anchor
+    defines it (an alias always follows its anchor), so a node's depth there is its depth
+    in the text and a later alias use enters nothing. Hence:
+
+    * a child that is still open (an ancestor of itself) is a recursive alias;
+    * a node entered deeper than :data:`MAX_YAML_DEPTH` is nested too deep (scalars count,
+      as in :class:`_BoundedLoader`);
+    * a node's expanded size is 1 plus its children's, each alias use counting its node's
+      whole size again, memoised per node so a shared DAG costs its distinct nodes.
+
+    Returns:
+        A marked refusal (the pure composer words the one it meets first, see
+        :func:`_compose`), or None when the graph is within every limit.
+    """
+    done: dict[int, int] = {}  # id(node) -> expanded size, for every finished node
+    open_ids = {id(root)}
+    # Each frame: [node, its remaining children, its expanded size so far].
+    stack: list[list[Any]] = [[root, iter(_children(root)), 1]]
+    while stack:
+        frame = stack[-1]
+        for child in frame[1]:
+            key = id(child)
+            size = done.get(key)
+            if size is not None:  # an alias use of a finished node: a copy of it
+                frame[2] += size
+                continue
+            if key in open_ids:
+                return _refusal(
+                    "recursive alias: a node refers to a node it is inside", child.start_mark
+                )
+            if len(stack) + 1 > MAX_YAML_DEPTH:
+                return _refusal(f"nested deeper than {MAX_YAML_DEPTH} levels", child.start_mark)
+            if isinstance(child, yaml.ScalarNode):
+                done[key] = 1
+                frame[2] += 1
+                continue
+            open_ids.add(key)
+            stack.append([child, iter(_children(child)), 1])
+            break
+        else:
+            stack.pop()
+            node, size = frame[0], frame[2]
+            open_ids.discard(id(node))
+            if size > MAX_YAML_NODES:
+                return _refusal(
+                    f"expands to more than {MAX_YAML_NODES:,} nodes "
+                    "(each use of an alias counts as a copy of its anchored node)",
+                    node.start_mark,
+                )
+            done[id(node)] = size
+            if stack:
+                stack[-1][2] += size
+    return None
+
+
+def _compose(text: str) -> yaml.Node | None:
+    """Compose one YAML document within the limits: libyaml when usable, else pure Python.
+
+    libyaml composes; :func:`_over_limits` checks the graph. On anything wrong (libyaml's
+    own parse errors included, whose wording and marks differ from PyYAML's) the text is
+    composed again by :class:`_BoundedLoader`, which raises the error the loader has always
+    reported; the walk's own refusal is raised only should the pure composer accept what
+    the walk refused (never expected: both apply the same rules).
+
+    Raises:
+        yaml.YAMLError: invalid YAML, or a limit was passed (a marked ComposerError).
+    """
+    loader_class = _libyaml_loader()
+    if loader_class is None:
+        return _compose_pure(text)
+    loader = loader_class(text)
+    try:
+        node: yaml.Node | None = loader.get_single_node()
+    except yaml.YAMLError:
+        return _compose_pure(text)
+    finally:
+        loader.dispose()
+    refusal = _over_limits(node) if node is not None else None
+    if refusal is None:
+        return node
+    _compose_pure(text)
+    raise refusal  # pragma: no cover - the pure composer raised first
 
 
 _ITEM_ID_LINE = re.compile(r"^\s*-\s+id:\s*[\"']?((?:TF|SE|WHY|EC)[1-9][0-9]*)\b")
@@ -276,7 +401,8 @@ def _to_data(node: yaml.Node, loc: Loc, marks: _Marks, errors: list[tuple[Loc, s
     """Convert a composed node to plain data, keeping every scalar a string."""
     marks.value[loc] = node.start_mark
     if isinstance(node, yaml.ScalarNode):
-        if node.style is None and node.value in _NULLS:
+        # plain style is None from PyYAML's composer, "" from libyaml's
+        if not node.style and node.value in _NULLS:
             return None
         return node.value
     if isinstance(node, yaml.SequenceNode):
@@ -558,20 +684,26 @@ class Bank:
         return digest.hexdigest()[:16]
 
 
-def _id_position(path: Path, item_id: str) -> tuple[int | None, int | None]:
-    """The 1-based line and column of ``id: ITEM_ID`` in a pack file (already parsed, so
-    only its first such line is looked for), or ``(None, None)`` when not found. The column
-    is the ``id`` key's, where :func:`parse_pack` places a duplicate within one file."""
-    pattern = re.compile(rf"^(\s*(?:-\s+)?)id:\s*[\"']?{re.escape(item_id)}[\"']?\s*(?:#.*)?$")
+_ID_LINE = re.compile(r"^(\s*(?:-\s+)?)id:\s*[\"']?([^\s\"'#]+)[\"']?\s*(?:#.*)?$")
+"""An ``id: X`` line (an item's or a concept's); item ids have no space, quote or ``#``."""
+
+
+def _id_positions(path: Path) -> dict[str, tuple[int, int]]:
+    """The 1-based line and column of each ``id: X`` line's first occurrence in a pack file
+    (already parsed), in one pass: re-reading the file for each item took a third of
+    loading the bank. The column is the ``id`` key's, where :func:`parse_pack` places a
+    duplicate within one file. Empty when the file cannot be read again."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
-        return None, None
+        return {}
+    found: dict[str, tuple[int, int]] = {}
     for number, text in enumerate(lines, start=1):
-        found = pattern.match(text)
-        if found:
-            return number, len(found.group(1)) + 1
-    return None, None
+        if "id:" in text:
+            match = _ID_LINE.match(text)
+            if match:
+                found.setdefault(match.group(2), (number, len(match.group(1)) + 1))
+    return found
 
 
 def load_bank(paths: Iterable[Path]) -> Bank:
@@ -596,8 +728,9 @@ def load_bank(paths: Iterable[Path]) -> Bank:
         except ContentErrors as exc:
             errors.extend(exc.errors)
             continue
+        positions = _id_positions(path)
         for item in pack.items:
-            line, column = _id_position(path, item.id)
+            line, column = positions.get(item.id, (None, None))
             if item.id in owners:  # worded as parse_pack words a duplicate in one file
                 first = f"duplicate item id {item.id!r} (first at {owners[item.id]})"
                 errors.append(ContentError(str(path), line, column, f"{item.id}.id", first))

@@ -49,7 +49,7 @@ from pydantic import (
     model_validator,
 )
 
-from bot.content.patterns import Pattern
+from bot.content.patterns import Pattern, PhraseStr
 
 MAX_SNIPPET_LINES = 15
 """Snippets are short enough to read in a chat message (issue: at most 15 lines)."""
@@ -185,10 +185,13 @@ class Rubric(Strict):
         description="Patterns of an on-topic gesture: at least partial, never correct alone.",
     )
     misconceptions: list[Misconception] = Field(min_length=1)
-    synonyms: dict[str, list[str]] = Field(
+    synonyms: dict[str, list[PhraseStr]] = Field(
         default_factory=dict,
         description="Item-level synonyms on top of the shared table: word -> alternatives.",
     )
+    """Each alternative is a pattern, checked here as the shared table's are: compiling a
+    rubric would otherwise be the first to find a bad one (``tutor content check`` never
+    compiles, and a grader may compile an item only when it first grades it)."""
 
     @field_validator("required")
     @classmethod

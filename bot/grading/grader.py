@@ -15,6 +15,7 @@ Typical use::
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final, Literal
@@ -510,34 +511,71 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
 class Grader:
     """Grades responses to the items it was built with; each rubric is compiled once.
 
+    Compiling all 50 rubrics of the bank takes about 1.5-2 s of CPU, more than loading it,
+    while a one-shot ``tutor grade`` grades one item. With ``eager=False`` an item is
+    compiled on its first grade instead (under a lock, so threads grading it at once
+    compile it once). Nothing is lost by waiting: every pattern and item-level synonym is
+    checked when the pack is loaded (:mod:`bot.content.loader`), so compiling a validated
+    item has no failure of its own. Eager stays the default, and is what the bot's
+    start-up and the ``tutor content`` commands use: every rubric is compiled before the
+    first answer, so a fault in compiling one shows at start-up and no learner waits for
+    a compile.
+
     Args:
         items: a :class:`bot.content.loader.Bank` or any iterable of items (ids unique).
         warm: load the English word list now (about 0.5 s) rather than on the first typo.
+        eager: compile every item now (default); False: on each item's first grade.
 
     Raises:
         ValueError: two items share an id.
     """
 
-    def __init__(self, items: Bank | Iterable[Item], warm: bool = True) -> None:
+    def __init__(
+        self, items: Bank | Iterable[Item], warm: bool = True, *, eager: bool = True
+    ) -> None:
+        self._source: dict[str, Item] = {}
         self._items: dict[str, CompiledItem] = {}
+        self._lock = threading.Lock()
         for item in items:
-            if item.id in self._items:
+            if item.id in self._source:
                 raise ValueError(f"duplicate item id {item.id!r}")
-            self._items[item.id] = compile_item(item)
+            self._source[item.id] = item
+        if eager:
+            for item_id in self._source:
+                self._compiled(item_id)
         if warm:
             known_words()
             domain_stems()
 
+    def _compiled(self, item_id: str) -> CompiledItem:
+        """The item's compiled rubric, compiled now if it never was.
+
+        Raises:
+            UnknownItem: no such item.
+        """
+        compiled = self._items.get(item_id)
+        if compiled is not None:
+            return compiled
+        item = self._source.get(item_id)
+        if item is None:
+            raise UnknownItem(item_id)
+        with self._lock:
+            compiled = self._items.get(item_id)
+            if compiled is None:
+                compiled = compile_item(item)
+                self._items[item_id] = compiled
+        return compiled
+
     def __contains__(self, item_id: object) -> bool:
-        return item_id in self._items
+        return item_id in self._source
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._source)
 
     @property
     def item_ids(self) -> list[str]:
         """Ids of every item, in the order given."""
-        return list(self._items)
+        return list(self._source)
 
     def item(self, item_id: str) -> Item:
         """The item with this id.
@@ -545,10 +583,10 @@ class Grader:
         Raises:
             UnknownItem: no such item.
         """
-        compiled = self._items.get(item_id)
-        if compiled is None:
+        item = self._source.get(item_id)
+        if item is None:
             raise UnknownItem(item_id)
-        return compiled.item
+        return item
 
     def response(self, item_id: str, verdict: bool | None, text: str) -> Response:
         """Build a :class:`Response`, refusing bad input with a domain error.
@@ -564,7 +602,7 @@ class Grader:
             EmptyAnswer: ``text`` is empty after normalisation (blank, or only markup such
                 as a lone code fence): the one check every front end relies on.
         """
-        if item_id not in self._items:
+        if item_id not in self._source:
             raise UnknownItem(item_id)
         if len(text) > MAX_ANSWER_CHARS:
             raise AnswerTooLong(len(text))
@@ -579,10 +617,7 @@ class Grader:
             UnknownItem: the response names an item this grader does not have.
             AnswerTooLong: the text is over 4,000 characters.
         """
-        compiled = self._items.get(response.item_id)
-        if compiled is None:
-            raise UnknownItem(response.item_id)
-        return grade_compiled(compiled, response)
+        return grade_compiled(self._compiled(response.item_id), response)
 
 
 _pure_cache: dict[int, CompiledItem] = {}

@@ -95,13 +95,13 @@ async def _open(
         runner = NoSandbox("the sandbox is turned off (--sandbox off)", turned_off=True)
     try:
         services = await stack.enter_async_context(
-            open_services(settings, bank=bank, runner=runner)
+            open_services(settings, bank=bank, runner=runner, compile_all=False)
         )
     except SandboxUnavailable as exc:
         # Only a local worker is started at open; remote ones are contacted lazily.
         note = str(exc).split("\n", 1)[0]
         services = await stack.enter_async_context(
-            open_services(settings, bank=bank, runner=NoSandbox(note))
+            open_services(settings, bank=bank, runner=NoSandbox(note), compile_all=False)
         )
     return services, note
 
