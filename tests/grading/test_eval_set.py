@@ -51,7 +51,8 @@ FLOORS: dict[str, Floor] = {
     # stop 16 (round 14 on dev14/dev15, fresh12-13 fixes, engine rules): 151/179 = 84.4%, 0.0%, 0.0%
     # stop 17 (round 16, fresh14-15 fixes, attributed beliefs): 151/179 = 84.4%, 0.0%, 0.0%
     # stop 18 (round 18 on dev18, fresh18-19 fixes, self-corrections): 152/179 = 84.9%, 0.0%, 0.0%
-    "eval/test.jsonl": Floor(agreement=0.83, incorrect_as_correct=0.02, opposite_as_correct=0.05),
+    # stop 19 (round 19 on dev19, fresh20 fixes, fix19 engine cases): 153/179 = 85.5%
+    "eval/test.jsonl": Floor(agreement=0.84, incorrect_as_correct=0.02, opposite_as_correct=0.05),
     # measured 443/500 = 88.6%, 2/200 = 1.0% and 2/69 = 2.9% graded correct; after rubric
     # round 6 (stop 12) 447/500 = 89.4%, 1/200 = 0.5%, 1/69 = 1.4%; after rounds 7-8 (stop 13)
     # 452/500 = 90.4%, 0.5%, 1.4%
@@ -139,17 +140,20 @@ FLOORS: dict[str, Floor] = {
     # since stop 12 to land under the agreement target at first read
     # stop 17 (round 16, fresh14-15 fixes, attributed beliefs): 447/500 = 89.4%, 1.5%, 3.7%
     # stop 18 (round 18 on dev18, fresh18-19 fixes, self-corrections): 449/500 = 89.8%, 1.5%, 3.7%
+    # stop 19 (round 19 on dev19, fresh20 fixes, fix19 engine cases): 451/500 = 90.2%, 1.5%, 3.7%
     "eval25/test11.jsonl": Floor(
-        agreement=0.88, incorrect_as_correct=0.02, opposite_as_correct=0.05
+        agreement=0.89, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
     # held-out set 12, written blind in stop 18; graded (numbers only) on the stop's starting
     # commit (e71019b) at 440/500 = 88.0%, 2/200 = 1.0%, 0/94 = 0.0%
     # stop 18 (round 18 on dev18, fresh18-19 fixes, self-corrections): 452/500 = 90.4%, 1.0%, 0.0%
+    # stop 19 (round 19 on dev19, fresh20 fixes, fix19 engine cases): 455/500 = 91.0%, 1.0%, 0.0%
     "eval28/test12.jsonl": Floor(
-        agreement=0.89, incorrect_as_correct=0.02, opposite_as_correct=0.05
+        agreement=0.90, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
     # held-out set 13, written blind in stop 19; graded (numbers only) on the stop's starting
     # commit (9d8adcf) at 435/500 = 87.0%, 1/200 = 0.5%, 0/95 = 0.0%
+    # stop 19 (round 19 on dev19, fresh20 fixes, fix19 engine cases): 438/500 = 87.6%, 0.5%, 0.0%
     "eval30/test13.jsonl": Floor(
         agreement=0.86, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
