@@ -497,6 +497,46 @@ def _clause_start(stream: TokenStream, i: int) -> bool:
     )
 
 
+def _gerund_subject(stream: TokenStream, cue: int, scope: range) -> bool:
+    """Whether the cue at ``cue`` (``not``/``never``) opens its clause and negates a gerund
+    subject whose scope ends at a consequence verb (:data:`CONSEQUENCE_VERBS`): "never
+    zeroing | means the grads pile up", "not calling zero_grad | causes ...". Such a
+    subject is a condition ("if you never zero, ..."), not a denial: read as a denial it
+    contradicted the very step the learner says is needed (fresh21: correct answers on
+    TF3, SE2, SE9, TF9 and TF10 were told "you stated the opposite")."""
+    surf = stream.surf
+    first = scope.start
+    return (
+        surf[cue] in ("not", "never")
+        and _clause_start(stream, cue)
+        and len(scope) > 0
+        and first < len(surf)
+        and stream.kind[first] == WORD
+        and len(surf[first]) > 4
+        and surf[first].endswith("ing")
+        and _consequence_after(stream, scope.stop, stream.sent[cue])
+    )
+
+
+GERUND_OBJECT_MAX: Final = 3
+"""Words of a gerund's object between its negation scope's end and the consequence verb
+("not zeroing | the grad | causes ...")."""
+
+
+def _consequence_after(stream: TokenStream, at: int, sentence: int) -> bool:
+    """Whether a consequence verb follows ``at`` within :data:`GERUND_OBJECT_MAX` words of
+    the same clause."""
+    surf, sent, brk = stream.surf, stream.sent, stream.brk
+    for j in range(at, min(len(surf), at + GERUND_OBJECT_MAX + 1)):
+        if sent[j] != sentence or (j > at and brk[j]):
+            return False
+        if surf[j] in CONSEQUENCE_VERBS:
+            return True
+        if surf[j] in TERMINATORS:
+            return False
+    return False
+
+
 def _forward(
     stream: TokenStream,
     start: int,
@@ -840,7 +880,15 @@ def scope(stream: TokenStream) -> Negation:
                 if after < n and sent[after] == sent[i]:
                     cover.setdefault(after, []).append(i)
             else:
-                for t in _forward(stream, after, WINDOW, False, True, phrase_only, noun_phrase):
+                scope = _forward(stream, after, WINDOW, False, True, phrase_only, noun_phrase)
+                if _gerund_subject(stream, i, scope):
+                    # "never zeroing means the grads pile up", "not passing retain_graph
+                    # causes the error": what is not done is the condition of the claim
+                    result.conditional.update(scope)
+                    result.conditional.add(i)
+                    i = after
+                    continue
+                for t in scope:
                     cover.setdefault(t, []).append(i)
             if (
                 cue is None
