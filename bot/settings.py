@@ -93,8 +93,8 @@ def check_env_file(path: Path = ENV_FILE) -> None:
 
     Raises:
         EnvFileError: e.g. ``.env: not UTF-8 (byte 0xff at position 0)``, ``.env: line 3
-            is not NAME=value: 'this is bad'``, ``.env: line 2 holds a NUL byte (position
-            7)``, ``.env: cannot be read (Permission denied)``,
+            is not NAME=value: 'this is bad'``, ``.env: line 2, column 7 holds a NUL
+            byte``, ``.env: cannot be read (Permission denied)``,
             ``.env: is a directory, not a settings file ...``, ``.env: is a symbolic link
             to 'x', which does not exist ...``.
     """
@@ -125,8 +125,9 @@ def check_env_file(path: Path = ENV_FILE) -> None:
         ) from None
     if (nul := raw.find(b"\0")) >= 0:  # python-dotenv keeps it in a name or value
         line = raw.count(b"\n", 0, nul) + 1
+        column = nul - (raw.rfind(b"\n", 0, nul) + 1) + 1
         raise EnvFileError(
-            f"{path}: line {line} holds a NUL byte (position {nul}): a settings file is text; "
+            f"{path}: line {line}, column {column} holds a NUL byte: a settings file is text; "
             "remove it"
         )
     # Decoded as plain UTF-8 above so the byte position is the file's; the mark is dropped

@@ -95,13 +95,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     from bot.cli.settings_check import SettingsRefused, known_setting_names
     from bot.settings import EnvFileError, check_env_file, env_file_unknown_names
 
+    # "tutor content check", not "tutor content": the prefix names the action too
+    action = getattr(args, f"{args.command}_command", None)
+    prefix = f"tutor {args.command}" + (f" {action}" if action else "")
     try:
         check_env_file()  # every command reads settings from it (sandbox's too)
     except EnvFileError as exc:
-        print(f"tutor {args.command}: {exc}", file=sys.stderr)
+        print(f"{prefix}: {exc}", file=sys.stderr)
         return 2
     for warning in env_file_unknown_names(known_setting_names()):
-        print(f"tutor {args.command}: warning: {warning}", file=sys.stderr)
+        print(f"{prefix}: warning: {warning}", file=sys.stderr)
     try:
         return int(args.handler(args))
     except SettingsRefused:  # each problem was printed, naming the command and the setting

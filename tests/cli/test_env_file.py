@@ -138,7 +138,7 @@ def test_a_misspelled_name_in_env_is_named_once_with_the_closest_setting(
         line for line in capsys.readouterr().err.splitlines() if ".env" in line
     ]
     assert settings_lines == [
-        "tutor content: warning: .env: line 3: TUTOR_SANDBOX_WALLS is not a setting and is "
+        "tutor content check: warning: .env: line 3: TUTOR_SANDBOX_WALLS is not a setting and is "
         "ignored (did you mean TUTOR_SANDBOX_WALL_S?)"
     ]
 
@@ -148,10 +148,10 @@ def test_a_misspelled_name_in_env_is_named_once_with_the_closest_setting(
     [
         (b"binary\n", ".env: line 1 is not NAME=value: 'binary' (a line with no '='"),
         (b"A=1\nexport B\n", ".env: line 2 is not NAME=value: 'export B' (a line with no '='"),
-        (b"\0\0\0binary\n", ".env: line 1 holds a NUL byte (position 0)"),
+        (b"\0\0\0binary\n", ".env: line 1, column 1 holds a NUL byte"),
         (
             b"A=1\nTUTOR_DATABASE_PATH=/tmp/x/dbdir\0x\n",
-            ".env: line 2 holds a NUL byte (position 36)",
+            ".env: line 2, column 33 holds a NUL byte",
         ),
     ],
     ids=["bare word", "export with no value", "leading NULs", "NUL in a value"],
@@ -197,3 +197,13 @@ def test_a_quote_left_open_in_env_is_named_where_it_opened(
     with pytest.raises(EnvFileError) as raised:
         check_env_file(env)
     assert str(raised.value).startswith(f"{env}: {fault}")
+
+
+def test_a_bad_env_names_the_subcommand_in_its_prefix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """fresh21: "tutor content check" printed "tutor content: .env: ..."."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_bytes(b"JUSTAWORD\n")
+    assert main(["content", "check"]) == 2
+    assert capsys.readouterr().err.startswith("tutor content check: .env: line 1 is not")
