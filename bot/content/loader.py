@@ -504,8 +504,12 @@ def _clean_loc(loc: Loc) -> Loc:
     return tuple(out)
 
 
+ItemPositions = dict[str, tuple[int, int]]
+"""Item id -> the 1-based line and column of its ``id`` key in the pack file."""
+
+
 def parse_pack(text: str, file: str) -> Pack:
-    """Parse and validate one pack.
+    """Parse and validate one pack (:func:`_parse_pack` without the item positions).
 
     Args:
         text: the YAML source.
@@ -521,6 +525,12 @@ def parse_pack(text: str, file: str) -> Pack:
             expanded), duplicate keys or ids, or any schema violation; every problem found
             is listed, not only the first.
     """
+    return _parse_pack(text, file)[0]
+
+
+def _parse_pack(text: str, file: str) -> tuple[Pack, ItemPositions]:
+    """:func:`parse_pack`, and where each item's ``id`` key is (from the marks the parse
+    keeps anyway, so :func:`load_bank` need not read the file again)."""
     try:
         node = _compose(text)
     except RecursionError:  # the depth limit keeps this away unless recursion is tight
@@ -584,7 +594,12 @@ def parse_pack(text: str, file: str) -> Pack:
         errors.sort(key=lambda e: (e.line or 0, e.column or 0))
         raise ContentErrors(errors)
     assert pack is not None
-    return pack
+    positions: ItemPositions = {}
+    for index, item in enumerate(pack.items):
+        mark = marks.key.get(("items", index, "id"))
+        if mark is not None:
+            positions.setdefault(item.id, (mark.line + 1, mark.column + 1))
+    return pack, positions
 
 
 def load_pack(path: Path) -> Pack:
@@ -593,6 +608,11 @@ def load_pack(path: Path) -> Pack:
     Raises:
         ContentErrors: unreadable, oversized (> 2 MiB), not UTF-8, or invalid content.
     """
+    return _load_pack(path)[0]
+
+
+def _load_pack(path: Path) -> tuple[Pack, ItemPositions]:
+    """:func:`load_pack`, and where each item's ``id`` key is (:func:`_parse_pack`)."""
     name = str(path)
     try:
         size = path.stat().st_size
@@ -606,7 +626,7 @@ def load_pack(path: Path) -> Pack:
         raise _fail(name, f"not UTF-8 ({where})") from None
     except OSError as exc:
         raise _fail(name, f"cannot read: {exc.strerror}") from None
-    return parse_pack(text, name)
+    return _parse_pack(text, name)
 
 
 def pack_files(paths: Iterable[Path]) -> list[Path]:
@@ -684,28 +704,6 @@ class Bank:
         return digest.hexdigest()[:16]
 
 
-_ID_LINE = re.compile(r"^(\s*(?:-\s+)?)id:\s*[\"']?([^\s\"'#]+)[\"']?\s*(?:#.*)?$")
-"""An ``id: X`` line (an item's or a concept's); item ids have no space, quote or ``#``."""
-
-
-def _id_positions(path: Path) -> dict[str, tuple[int, int]]:
-    """The 1-based line and column of each ``id: X`` line's first occurrence in a pack file
-    (already parsed), in one pass: re-reading the file for each item took a third of
-    loading the bank. The column is the ``id`` key's, where :func:`parse_pack` places a
-    duplicate within one file. Empty when the file cannot be read again."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return {}
-    found: dict[str, tuple[int, int]] = {}
-    for number, text in enumerate(lines, start=1):
-        if "id:" in text:
-            match = _ID_LINE.match(text)
-            if match:
-                found.setdefault(match.group(2), (number, len(match.group(1)) + 1))
-    return found
-
-
 def load_bank(paths: Iterable[Path]) -> Bank:
     """Load every pack under ``paths`` and check ids are unique across packs.
 
@@ -724,11 +722,10 @@ def load_bank(paths: Iterable[Path]) -> Bank:
         raise _fail(", ".join(str(p) for p in paths), "no pack files (*.yaml) found")
     for path in files:
         try:
-            pack = load_pack(path)
+            pack, positions = _load_pack(path)
         except ContentErrors as exc:
             errors.extend(exc.errors)
             continue
-        positions = _id_positions(path)
         for item in pack.items:
             line, column = positions.get(item.id, (None, None))
             if item.id in owners:  # worded as parse_pack words a duplicate in one file
