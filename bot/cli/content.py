@@ -481,8 +481,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     given = given_pack_paths(args.paths, "tutor content test")
     if given is None:
         return 1
-    paths = given or [configured_content("tutor content test")]
-    bank = load_bank_or_report(paths, "tutor content test", given=bool(given))
+    bank = load_bank_or_report(given, "tutor content test")
     if bank is None:
         return 1
     items = select_items(bank, args.item)
