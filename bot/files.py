@@ -1,4 +1,4 @@
-"""Writing a file so a reader never sees it half-written.
+"""Writing a file so a reader never sees it half-written, and naming a byte that is not UTF-8.
 
 One writer for every file the project rewrites whole: ``tutor content schema --output``
 and the sandbox's curated-result cache (``TUTOR_SANDBOX_CACHE_PATH``). The bot's heartbeat
@@ -57,3 +57,15 @@ def write_text_atomically(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def not_utf8_byte(raw: bytes, error: UnicodeDecodeError) -> str:
+    """Where ``raw`` stopped decoding, as every refusal of non-UTF-8 input words it (a pack,
+    ``.env``, a ``tutor grade --jsonl`` line, a sandbox snippet file): ``byte 0xff at
+    position 0``.
+
+    Args:
+        raw: the bytes that were decoded.
+        error: the error :meth:`bytes.decode` raised on them (``start`` is 0-based).
+    """
+    return f"byte 0x{raw[error.start]:02x} at position {error.start}"

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.files import not_utf8_byte
 from bot.progress.options import DEFAULT_BUSY_TIMEOUT_S, Synchronous
 
 if TYPE_CHECKING:
@@ -120,8 +121,7 @@ def check_env_file(path: Path = ENV_FILE) -> None:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise EnvFileError(
-            f"{path}: not UTF-8 (byte 0x{raw[exc.start]:02x} at position {exc.start}); "
-            "save it as UTF-8"
+            f"{path}: not UTF-8 ({not_utf8_byte(raw, exc)}); save it as UTF-8"
         ) from None
     if (nul := raw.find(b"\0")) >= 0:  # python-dotenv keeps it in a name or value
         line = raw.count(b"\n", 0, nul) + 1

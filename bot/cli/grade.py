@@ -46,6 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from bot.cli.content import PATHS_HELP, given_pack_paths, load_bank_or_report
 from bot.content.models import Kind, canonical_item_id
+from bot.files import not_utf8_byte
 from bot.grading import (
     AnswerTooLong,
     EmptyAnswer,
@@ -234,7 +235,7 @@ def _decode(raw: bytes) -> tuple[str, str | None]:
     try:
         return raw.decode("utf-8"), None
     except UnicodeDecodeError as exc:
-        return "", f"byte 0x{raw[exc.start]:02x} at position {exc.start}"
+        return "", not_utf8_byte(raw, exc)
 
 
 def grade_lines(grader: Grader, lines: Iterable[str | bytes], out: TextIO) -> int:

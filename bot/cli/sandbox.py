@@ -382,6 +382,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     isolation (backend ``none``), the one case they change a single run: only they may run.
     Parsing the packs takes seconds, as long as the worker's start.
     """
+    from bot.files import not_utf8_byte
     from sandbox.curated import CuratedSnippets
     from sandbox.errors import SandboxError, SandboxRejected
     from sandbox.protocol import MAX_CODE_BYTES, ErrorBody, RunRequest, RunResult, first_error
@@ -417,8 +418,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         code = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        where = f"byte 0x{raw[exc.start]:02x} at position {exc.start}"  # as .env says it
-        return refuse(ErrorBody(error="invalid", message=f"not UTF-8 ({where})"))
+        return refuse(ErrorBody(error="invalid", message=f"not UTF-8 ({not_utf8_byte(raw, exc)})"))
     try:
         request = RunRequest(code=code, graph=args.graph or args.graph_png is not None)
     except ValidationError as exc:

@@ -35,6 +35,7 @@ import yaml
 from pydantic import ValidationError
 
 from bot.content.models import Item, Kind, Pack
+from bot.files import not_utf8_byte
 
 MAX_PACK_BYTES = 2 * 1024 * 1024
 """A pack file larger than 2 MiB is refused before parsing (a bank is ~100 KiB)."""
@@ -622,8 +623,7 @@ def _load_pack(path: Path) -> tuple[Pack, ItemPositions]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         # as .env and tutor grade --jsonl say it: the byte, then where (fresh18 #3)
-        where = f"byte 0x{raw[exc.start]:02x} at position {exc.start}"
-        raise _fail(name, f"not UTF-8 ({where})") from None
+        raise _fail(name, f"not UTF-8 ({not_utf8_byte(raw, exc)})") from None
     except OSError as exc:
         raise _fail(name, f"cannot read: {exc.strerror}") from None
     return _parse_pack(text, name)
