@@ -510,7 +510,6 @@ def _gerund_subject(stream: TokenStream, cue: int, scope: range) -> bool:
         surf[cue] in ("not", "never")
         and _clause_start(stream, cue)
         and len(scope) > 0
-        and first < len(surf)
         and stream.kind[first] == WORD
         and len(surf[first]) > 4
         and surf[first].endswith("ing")
