@@ -20,6 +20,7 @@ from bot.grading.scoring import (
 )
 from bot.grading.sentences import segment
 from bot.grading.synonyms import domain_stems
+from tests.grading.conftest import grade
 
 
 def concept(status: Status, key: bool = True, weight: float = 2.0, **kw: bool) -> ConceptOutcome:
@@ -381,3 +382,40 @@ def test_define_by_run_is_a_term_so_a_list_of_labels_earns_nothing(bank: Bank, t
 def test_define_by_run_inside_a_reason_is_still_credited(bank: Bank) -> None:
     text = "define by run: the graph is built as the code runs, so ifs and loops just work"
     assert Grader(bank).grade(Response(item_id="WHY3", text=text)).label is Label.CORRECT
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "zero_grad / accumulate / backward",
+        "leaf / grad_fn / None / is_leaf",  # dev19, marked incorrect, was partial
+        "zero_grad/accumulate/backward",
+    ],
+)
+def test_slash_separated_terms_are_a_keyword_list(text: str) -> None:
+    """A slash between two words parts list terms; it is not an operator that states
+    something (stop 20's fresh-user check: three rubric words between slashes got full
+    credit on SE1)."""
+    stream = segment(normalize(text))
+    assert is_keyword_stuffing(stream, 0, lambda: set(range(len(stream))), domain_stems())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "define-by-run: ifs/loops/dynamic shapes just work, easy debugging",  # dev12, correct
+        "x.grad / 2 halves it",  # a division by a number
+        "grads accumulate / pile up, so zero_grad each step",
+    ],
+)
+def test_slashes_in_a_statement_or_a_division_are_not_a_keyword_list(text: str) -> None:
+    stream = segment(normalize(text))
+    assert not is_keyword_stuffing(stream, 0, lambda: set(range(len(stream))), domain_stems())
+
+
+def test_a_slash_keyword_list_gets_no_credit_end_to_end(grader: Grader) -> None:
+    """Through the whole grader: rubric words between slashes, with the right verdict, are
+    a keyword list (docs/MARKING.md: incorrect), as the same words between commas are."""
+    for text in ("accumulation / zero_grad / backward", "accumulation, zero_grad, backward"):
+        result = grade(grader, "TF3", text, verdict=False)
+        assert result.label is Label.INCORRECT, text
