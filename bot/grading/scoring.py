@@ -511,6 +511,10 @@ _BASE_FORMS: Final = frozenset({"use", "run", "call", "wrap"})
 one they are part of a name ("define-by-run")."""
 
 
+_IMPERATIVES: Final = _BASE_FORMS | {"print", "require", "need"}
+"""Predicates in their base form: an imperative whose object follows ("use no_grad")."""
+
+
 def _term_list(stream: TokenStream, start: int, slashes: AbstractSet[int]) -> bool:
     """Whether the reasoning is a comma-separated list of terms: at least 4 pieces between
     clause breaks, each of at most 3 word or code tokens, with no number, verb, negation,
@@ -601,6 +605,19 @@ def _separating_slashes(stream: TokenStream, start: int) -> frozenset[int]:
     )
 
 
+def _lone_term(stream: TokenStream, i: int, slashes: AbstractSet[int]) -> bool:
+    """Whether token ``i`` is a predicate standing as a whole list term: a comma, slash or
+    sentence edge on both sides ("accumulates, zero_grad, backward"), so it states nothing.
+    An imperative takes the next piece as its object ("print(x.grad) # None": the paren
+    parts them), so it is never a lone term."""
+    if stream.surf[i] in _IMPERATIVES:
+        return False
+    brk, n = stream.brk, len(stream)
+    before = i == 0 or brk[i] or i - 1 in slashes
+    after = i + 1 == n or brk[i + 1] or i + 1 in slashes
+    return before and after and n > 2
+
+
 def is_keyword_stuffing(
     stream: TokenStream,
     start: int,
@@ -655,7 +672,10 @@ def is_keyword_stuffing(
     if not PREDICATES.isdisjoint(stream.vocab):
         # a verb states something, unless it ends a compound ("define by run")
         ends = {i + 1 for i in compound}
-        if any(w in PREDICATES and i not in ends for i, w in enumerate(surf)):
+        if any(
+            w in PREDICATES and i not in ends and not _lone_term(stream, start + i, slashes)
+            for i, w in enumerate(surf)
+        ):
             return False
     if _states_a_value(surf, kinds, stream.brk[start:] if start else stream.brk):
         return False  # "tensor(27.), x.grad None", "[0.5, 0, 0.5] - max splits ...": values

@@ -416,6 +416,24 @@ def test_slashes_in_a_statement_or_a_division_are_not_a_keyword_list(text: str) 
 def test_a_slash_keyword_list_gets_no_credit_end_to_end(grader: Grader) -> None:
     """Through the whole grader: rubric words between slashes, with the right verdict, are
     a keyword list (docs/MARKING.md: incorrect), as the same words between commas are."""
-    for text in ("accumulation / zero_grad / backward", "accumulation, zero_grad, backward"):
+    for text in (
+        "accumulation / zero_grad / backward",
+        "accumulation, zero_grad, backward",
+        "accumulates, zero_grad, backward",  # a verb alone between commas states nothing
+        "accumulates / zero_grad / backward",
+    ):
         result = grade(grader, "TF3", text, verdict=False)
         assert result.label is Label.INCORRECT, text
+
+
+@pytest.mark.parametrize(
+    ("item_id", "verdict", "text"),
+    [
+        ("EC1", None, "`print(x.grad)  # None`"),  # dev15: an imperative takes its object
+        ("TF3", False, "grads accumulate, zero_grad resets them"),
+    ],
+)
+def test_a_verb_with_its_subject_or_object_still_states_something(
+    grader: Grader, item_id: str, verdict: bool | None, text: str
+) -> None:
+    assert grade(grader, item_id, text, verdict=verdict).label is Label.CORRECT
