@@ -28,6 +28,7 @@ correct), so score and label never disagree.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -58,9 +59,14 @@ PARTIAL_MIN: Final = 0.4
 _INCORRECT_MAX: Final = 0.39
 _PARTIAL_MAX: Final = 0.74
 
-_LIST_FUNCTION_WORDS: Final = (FUNCTION_WORDS - {"twice"}) | {"per"}
+_LIST_FUNCTION_WORDS: Final = (FUNCTION_WORDS - {"twice"}) | {
+    "per", "between", "among", "across", "through", "thru", "via", "within", "without",
+    "against", "along", "during", "toward", "towards", "around", "behind",
+}  # fmt: skip
 """Function words for the keyword-list test: "backward twice retain_graph error" is a list;
-"one partial derivative per element" is a noun phrase that states something (dev12)."""
+"one partial derivative per element" is a noun phrase that states something (dev12), and so
+do the other prepositions: "split evenly between ties" (stop 20's fresh-user check, graded a
+keyword list) relates its words."""
 
 STUFFING_MIN_WORDS: Final = 3
 STUFFING_MAX_FUNCTION_SHARE: Final = 0.1
@@ -603,6 +609,23 @@ def _separating_slashes(stream: TokenStream, start: int) -> frozenset[int]:
         for i in range(max(start, 1), len(surf) - 1)
         if surf[i] == "/" and kind[i - 1] in (WORD, CODE) and kind[i + 1] in (WORD, CODE)
     )
+
+
+_CALL_WITH_ARGUMENTS: Final = re.compile(r"[A-Za-z_][\w.]*\([^()]*(?:=|\b\d)[^()]*\)")
+"""A call that sets something, name and paren adjacent, with a keyword argument or a number
+among its arguments: ``torch.arange(4.0, requires_grad=True)``, ``y.backward(gradient=v)``.
+Not an empty call (``zero_grad()``), prose in parentheses ("grads (sorry)"), nor a call on
+names only: "autograd.grad(loss, x) backward x.grad tuple" (eval-adv, marked incorrect)
+names its terms."""
+
+
+def calls_with_arguments(text: str) -> bool:
+    """Whether the (normalised) answer calls something with arguments: code that sets
+    values states a fix or a setting, so the answer is not a keyword list, however few
+    function words it has. Stop 20's fresh-user check: the fix for SE10 written as the one
+    call ``torch.arange(4.0, requires_grad=True)`` was graded "a list of keywords" while
+    the same call assigned to a name was partial."""
+    return _CALL_WITH_ARGUMENTS.search(text) is not None
 
 
 def _lone_term(stream: TokenStream, i: int, slashes: AbstractSet[int]) -> bool:

@@ -16,6 +16,7 @@ from bot.grading.scoring import (
     MisconceptionOutcome,
     Status,
     assess,
+    calls_with_arguments,
     is_keyword_stuffing,
 )
 from bot.grading.sentences import segment
@@ -437,3 +438,34 @@ def test_a_verb_with_its_subject_or_object_still_states_something(
     grader: Grader, item_id: str, verdict: bool | None, text: str
 ) -> None:
     assert grade(grader, item_id, text, verdict=verdict).label is Label.CORRECT
+
+
+def test_a_preposition_relates_words_so_they_are_not_a_keyword_list() -> None:
+    """Stop 20's fresh-user check: "split evenly between ties" (EC8) was told "a list of
+    keywords"; a preposition makes it a phrase, as "per" does."""
+    stream = segment(normalize("split evenly between ties"))
+    assert not is_keyword_stuffing(stream, 0, lambda: {0, 1, 2, 3}, domain_stems())
+
+
+@pytest.mark.parametrize(
+    ("text", "calls"),
+    [
+        ("torch.arange(4.0, requires_grad=True)", True),
+        ("y.backward(gradient=torch.ones(3))", True),
+        ("no_grad() grad_fn requires_grad zero_grad()", False),  # empty calls
+        ("autograd.grad(loss, x) backward x.grad tuple", False),  # names only (eval-adv)
+        ("grads accumulate (sorry for typos)", False),
+    ],
+)
+def test_a_call_that_sets_something_is_recognised(text: str, calls: bool) -> None:
+    assert calls_with_arguments(normalize(text)) is calls
+
+
+def test_a_fix_written_as_one_call_is_not_a_keyword_list(bank: Bank) -> None:
+    """The right fix as code, with no why, is partial (docs/MARKING.md: the fix without the
+    cause), never "a list of keywords" (stop 20's fresh-user check, on the shipped SE10)."""
+    result = Grader(bank, eager=False).grade(
+        Response(item_id="SE10", verdict=None, text="torch.arange(4.0, requires_grad=True)")
+    )
+    assert result.label is Label.PARTIAL
+    assert "keywords" not in " ".join(result.feedback.corrections)
