@@ -48,7 +48,9 @@ def register(sub: Any) -> None:
 
 def load_settings() -> TutorSettings | None:
     """The settings, or None after printing each problem as ``tutor bot: TUTOR_FIELD:
-    message`` (:func:`bot.cli.settings_check.read_settings`)."""
+    message`` (:func:`bot.cli.settings_check.read_settings`); a token that is missing or
+    only spaces is one line with the same ``tutor bot:`` prefix (fresh22 #12: it had
+    none)."""
     from bot.cli.settings_check import read_settings
 
     settings = read_settings(TutorSettings, "tutor bot")
@@ -56,15 +58,16 @@ def load_settings() -> TutorSettings | None:
         return None
     if settings.discord_token is None:
         print(
-            "TUTOR_DISCORD_TOKEN is not set: put the bot token in the environment or in .env "
-            "(Developer Portal -> your application -> Bot -> Reset Token).",
+            "tutor bot: TUTOR_DISCORD_TOKEN is not set: put the bot token in the environment "
+            "or in .env (Developer Portal -> your application -> Bot -> Reset Token).",
             file=sys.stderr,
         )
         return None
     if not settings.discord_token.get_secret_value().strip():
         print(
-            "TUTOR_DISCORD_TOKEN is blank (only spaces): put the bot token in the environment "
-            "or in .env (Developer Portal -> your application -> Bot -> Reset Token).",
+            "tutor bot: TUTOR_DISCORD_TOKEN is blank (only spaces): put the bot token in the "
+            "environment or in .env (Developer Portal -> your application -> Bot -> Reset "
+            "Token).",
             file=sys.stderr,
         )
         return None

@@ -96,6 +96,33 @@ def test_a_blank_token_is_refused_before_any_network_call(
     assert "TUTOR_DISCORD_TOKEN is blank" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("token", "words"),
+    [(None, "is not set"), ("", "is not set"), ("   ", "is blank (only spaces)")],
+    ids=["unset", "empty", "spaces"],
+)
+def test_a_missing_token_is_one_line_prefixed_like_every_setting_error(
+    token: str | None,
+    words: str,
+    bot_env: Path,
+    offline_discord: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """fresh22 #12: ``TUTOR_DISCORD_TOKEN is not set: ...`` lacked the ``tutor bot:`` every
+    other setting error of the command carries (``tutor bot: TUTOR_DROP_TICK_S: ...``)."""
+    if token is None:
+        monkeypatch.delenv("TUTOR_DISCORD_TOKEN")
+    else:
+        monkeypatch.setenv("TUTOR_DISCORD_TOKEN", token)
+    for argv in (["bot", "--sync"], ["bot"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"tutor bot: TUTOR_DISCORD_TOKEN {words}: put the bot token ")
+        assert err.count("\n") == 1
+    assert offline_discord == []
+
+
 def test_voice_warnings_are_not_shown(
     bot_env: Path,
     offline_discord: list[str],
