@@ -191,8 +191,8 @@ def cmd_bot(args: argparse.Namespace) -> int:
         from bot.cli.content import bank_not_found
 
         missing = bank_not_found(settings.content_dir)
-        for err in [f"tutor bot: {missing}"] if missing else exc.errors:
-            print(err, file=sys.stderr)
+        for err in [missing] if missing else exc.errors:  # prefixed as tutor play does
+            print(f"tutor bot: {err}", file=sys.stderr)
         return 1
     except sqlite3.Error as exc:
         from bot.progress.db import describe_open_error

@@ -133,3 +133,24 @@ def test_voice_warnings_are_not_shown(
     monkeypatch.setattr(discord.VoiceClient, "warn_dave", True, raising=False)
     assert main(["bot", "--sync"]) == 0
     assert not [r for r in caplog.records if "voice will NOT be supported" in r.getMessage()]
+
+
+def test_a_broken_pack_is_named_with_the_command_prefix(
+    bot_env: Path,
+    offline_discord: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Every line of a broken pack's report carries "tutor bot:", as every other setting
+    error does (fix22's leftover: the file:line:col lines were bare)."""
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    (packs / "broken.yaml").write_text("items: [\n", encoding="utf-8")
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", str(packs))
+    monkeypatch.setattr("bot.services.sandbox_runner", _no_sandbox)
+    assert main(["bot", "--sync"]) == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines
+    assert all(line.startswith("tutor bot: ") for line in lines), lines
+    assert any("broken.yaml" in line for line in lines)
