@@ -601,6 +601,24 @@ def _one_token_spans(count: int) -> list[Span]:
     return spans
 
 
+def _tightest(spans: list[Span]) -> list[Span]:
+    """The ``near`` spans that hold no other one: the closest pairing of the parts. In
+    "no backward saved y, pow saved x", ``near [saved, x]`` pairs the second "saved" with
+    x; the first "saved" (denied) with that x spans the other pairing and is not a claim of
+    its own (round 20d found the wider span negated a correct EC10 answer)."""
+    return [
+        span
+        for span in spans
+        if not any(
+            other is not span
+            and span[0] <= other[0]
+            and other[1] <= span[1]
+            and (other[0], other[1]) != (span[0], span[1])
+            for other in spans
+        )
+    ]
+
+
 def _flags(spans: list[Span]) -> int:
     out = 0
     for span in spans:
@@ -783,8 +801,9 @@ class Matcher:
             combos = grown
             if not combos:
                 return []
+        found: list[Span]
         if len(per_part) == 2:
-            return [
+            found = [
                 (
                     a[0] if a[0] < b[0] else b[0],
                     a[1] if a[1] > b[1] else b[1],
@@ -793,15 +812,17 @@ class Matcher:
                 )
                 for a, b in combos
             ]
-        return [
-            (
-                min(c[0] for c in combo),
-                max(c[1] for c in combo),
-                _flags(combo),
-                tuple(t for c in combo for t in c[3]),
-            )
-            for combo in combos
-        ]
+        else:
+            found = [
+                (
+                    min(c[0] for c in combo),
+                    max(c[1] for c in combo),
+                    _flags(combo),
+                    tuple(t for c in combo for t in c[3]),
+                )
+                for combo in combos
+            ]
+        return found if len(found) == 1 else _tightest(found)
 
     def _number(self, number: CNumber) -> list[Span]:
         return [

@@ -62,11 +62,13 @@ _PARTIAL_MAX: Final = 0.74
 _LIST_FUNCTION_WORDS: Final = (FUNCTION_WORDS - {"twice"}) | {
     "per", "between", "among", "across", "through", "thru", "via", "within", "without",
     "against", "along", "during", "toward", "towards", "around", "behind",
+    "everything", "anything", "something", "nothing", "else", "itself", "themselves",
 }  # fmt: skip
 """Function words for the keyword-list test: "backward twice retain_graph error" is a list;
 "one partial derivative per element" is a noun phrase that states something (dev12), and so
 do the other prepositions: "split evenly between ties" (stop 20's fresh-user check, graded a
-keyword list) relates its words."""
+keyword list) relates its words; indefinite pronouns are a clause's subject: "yes,
+everything else flows normally" (EC7, round 20d) states that the rest is unchanged."""
 
 STUFFING_MIN_WORDS: Final = 3
 STUFFING_MAX_FUNCTION_SHARE: Final = 0.1

@@ -119,6 +119,15 @@ def test_near_never_crosses_a_sentence_end() -> None:
     assert not affirmed(NearPattern(near=["graph", "free*"], within=6), "the graph. freed")
 
 
+def test_near_reports_the_tightest_pairing_so_an_earlier_denial_does_not_swallow_it() -> None:
+    """Round 20d: in "no backward saved y, pow saved x" the pairing of the first (denied)
+    "saved" with x spanned the affirmed "saved x" and, in a rule with deny patterns, hid it."""
+    pattern = NearPattern(near=["sav*", "x"], within=5)
+    found = hits(pattern, "no backward saved y, pow saved x")
+    assert [(s[0], s[1]) for s in found.affirmed] == [(5, 6)]  # "saved x"
+    assert not found.negated
+
+
 @pytest.mark.parametrize(
     "text", ["zero_grad()", "optimizer.zero_grad()", "zero grad", "zerograd", "model.zero_grad"]
 )

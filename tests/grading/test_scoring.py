@@ -469,3 +469,9 @@ def test_a_fix_written_as_one_call_is_not_a_keyword_list(bank: Bank) -> None:
     )
     assert result.label is Label.PARTIAL
     assert "keywords" not in " ".join(result.feedback.corrections)
+
+
+def test_an_indefinite_pronoun_subject_makes_a_clause_not_a_keyword_list() -> None:
+    """Round 20d: "yes, everything else flows normally" (EC7) scored 0 as a keyword list."""
+    stream = segment(normalize("everything else flows normally"))
+    assert not is_keyword_stuffing(stream, 0, lambda: {0, 1, 2, 3}, domain_stems())
