@@ -152,6 +152,7 @@ ABSENCE_CUES: Final[tuple[tuple[str, ...], ...]] = (
     ("returns", "none"),
     ("=", "none"),
     ("==", "none"),
+    ("->", "none"),
     ("is", "null"),
     ("is", "empty"),
 )
@@ -740,7 +741,10 @@ def scope(stream: TokenStream) -> Negation:
             pair = None
         if pair is None and word in _PAIR_ONLY:
             continue  # "is", "in", "as"...: they only start a cue phrase
-        if kind[i] != WORD and word not in ("=", "=="):
+        # "a.grad -> None": an arrow from a code name to a printed None (round 20a); in
+        # prose the arrow is "so" ("y is non-leaf -> None"), not an absence
+        arrow = word == "->" and i > 0 and kind[i - 1] == CODE
+        if kind[i] != WORD and word not in ("=", "==") and not arrow:
             continue
         if word in HEDGES:
             result.hedged = True
@@ -820,9 +824,10 @@ def scope(stream: TokenStream) -> Negation:
             absence = _first(_ABSENCE_PAIRS, pair, surf, sent, i)
             post = post or absence
             if post is not None:
-                if word in ("=", "=="):
+                if word in ("=", "==", "->"):
                     # "x.grad = None" is an assignment: only its target is absent, not the
-                    # clause before it ("reset them by setting x.grad = None" resets them)
+                    # clause before it ("reset them by setting x.grad = None" resets them);
+                    # "a.grad -> None" (a code name's printed value, round 20a) likewise
                     covered = [i - 1] if i and sent[i - 1] == sent[i] else []
                 else:
                     covered = _backward(stream, i, absence=absence is not None)

@@ -90,6 +90,16 @@ def test_none_after_a_code_name_states_its_absence() -> None:
     assert "grad_fn" in negated_words("leaves have grad_fn None")
 
 
+def test_an_arrow_from_a_code_name_to_none_states_its_absence() -> None:
+    """Round 20a: "a.grad -> None" (a printed value) read a.grad as present."""
+    assert negated_words("a.grad -> None, but out has grad_fn") == {"a.grad"}
+
+
+def test_an_arrow_in_prose_is_not_an_absence() -> None:
+    """In prose the arrow is "so": "y is non-leaf -> None" (TF9 sample) denies nothing."""
+    assert "non-leaf" not in negated_words("y is non-leaf -> None")
+
+
 def test_is_none_negates_the_subject() -> None:
     assert "x.grad" in negated_words("x.grad is None before backward")
 
