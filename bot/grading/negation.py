@@ -673,7 +673,9 @@ def _backward(stream: TokenStream, end: int, absence: bool = False) -> list[int]
 
     For an absence cue (``absence``) an ``and`` also ends the span, unless it joins two code
     names: "x.grad and y.grad are None" says both are absent, but in "the chain ends there
-    and encoder.weight.grad stays None" only the weight's gradient is. An absence cue that
+    and encoder.weight.grad stays None" only the weight's gradient is; an arrow ends the span
+    as it ends a forward scope (round 20b: "no edge back into enc -> enc.weight.grad stays
+    None" is a correct SE5 answer, not a denied edge). An absence cue that
     opens its own clause after a break covers nothing: in "x.grad is never written, stays
     None" the None is x.grad's, and the clause before the comma is not denied (fix19 #4c).
     """
@@ -689,6 +691,8 @@ def _backward(stream: TokenStream, end: int, absence: bool = False) -> list[int]
             and not (j and stream.kind[j - 1] == CODE)
         ):
             break
+        if stream.surf[j] in ARROWS:
+            break  # "no edge back into enc -> enc.weight.grad stays None": a new clause
         out.append(j)
         if stream.brk[j] or (stream.kind[j] == WORD and stream.surf[j] in TERMINATORS):
             break

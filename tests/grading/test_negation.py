@@ -100,6 +100,15 @@ def test_an_arrow_in_prose_is_not_an_absence() -> None:
     assert "non-leaf" not in negated_words("y is non-leaf -> None")
 
 
+def test_an_absence_after_an_arrow_covers_only_its_own_clause() -> None:
+    """Round 20b: "no edge back into enc -> enc.weight.grad stays None" (dev20, SE5, marked
+    correct) had its "stays None" reach back past the arrow and deny the whole chain."""
+    words = negated_words("there is no edge back into enc -> enc.weight.grad stays None")
+    assert "enc.weight.grad" in words
+    assert "there" not in words
+    assert "is" not in words
+
+
 def test_is_none_negates_the_subject() -> None:
     assert "x.grad" in negated_words("x.grad is None before backward")
 
