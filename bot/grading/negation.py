@@ -124,6 +124,10 @@ built on false/wrong/
 incorrect apply only when that clause frames a claim (``that``, ``saying``, ``the idea``...):
 "the sum is wrong" must not deny the sum."""
 
+POST_CUE_TAILS: Final = frozenset({"here", "either", "anyway", "anyways", "much", "there"})
+"""Adverbs that may close a post cue's clause: "retain_graph does not help here" ends with the
+cue as much as "retain_graph does not help" does (round 20c: the first read as affirmed)."""
+
 NOTHING_TO_DO: Final[tuple[tuple[str, ...], ...]] = tuple(
     (have, "nothing", "to", "do", "with", it)
     for have in ("has", "have", "had")
@@ -1116,10 +1120,18 @@ def _hindered(stream: TokenStream, i: int) -> bool:
 
 
 def _post_at(stream: TokenStream, i: int, phrase: tuple[str, ...]) -> bool:
-    """A post cue at ``i`` that ends its clause (nothing but a terminator follows)."""
+    """A post cue at ``i`` that ends its clause (nothing but a terminator follows, after at
+    most one of :data:`POST_CUE_TAILS`: "retain_graph does not help here", round 20c)."""
     if not _phrase_at(stream.surf, stream.sent, i, phrase):
         return False
     after = i + len(phrase)
+    if (
+        after < len(stream)
+        and stream.surf[after] in POST_CUE_TAILS
+        and stream.sent[after] == stream.sent[i]
+        and not stream.brk[after]
+    ):
+        after += 1
     return (
         after >= len(stream)
         or stream.sent[after] != stream.sent[i]

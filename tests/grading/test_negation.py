@@ -109,6 +109,16 @@ def test_an_absence_after_an_arrow_covers_only_its_own_clause() -> None:
     assert "is" not in words
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["retain_graph does not help", "retain_graph does not help here", "it would not help either"],
+)
+def test_a_post_cue_closing_its_clause_with_an_adverb_still_denies_the_subject(text: str) -> None:
+    """Round 20c: "X does not help here" read X as affirmed, while "X does not help" denied it."""
+    subject = text.split()[0]
+    assert subject in negated_words(text)
+
+
 def test_is_none_negates_the_subject() -> None:
     assert "x.grad" in negated_words("x.grad is None before backward")
 
