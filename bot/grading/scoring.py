@@ -93,7 +93,8 @@ PREDICATES: Final = frozenset(
      "zeroed", "use", "run", "runs", "ran", "call", "wrap", "gets", "modified", "modifies",
      "changed", "overwrote", "bumped", "bumps", "mutated", "mutates", "altered", "edited",
      "require", "requires", "need", "print", "prints", "printed", "shows", "showed",
-     "outputs", "work"}
+     "outputs", "work", "stay", "remain", "become", "give", "hold", "store",
+     "needed", "untouched", "unchanged"}
 )  # fmt: skip
 """Verbs that make a terse answer a statement rather than a keyword list: "returns 27;
 x.grad None" and "integer dtype; requires_grad needs float" state a fact in four words.
@@ -111,7 +112,10 @@ dev10, graded a list); neither change lost a label. The output verbs (from "prin
 with dev15's code-with-a-comment answer "`print(x.grad) # None`" (marked correct on EC1,
 graded a keyword list): printing a value states it. "work" came with the separating
 slashes of stop 20: dev12's "define-by-run: ifs/loops/dynamic shapes just work, easy
-debugging" (marked correct) had been read as a statement only because of its slashes."""
+debugging" (marked correct) had been read as a statement only because of its slashes. The
+last row came from fresh23's second-language answers without verb endings ("x.grad stay
+None", "zero_grad needed", "x.grad untouched"); "return" stays out: "register_hook gradient
+return tensor" is a list on four tuning sets."""
 
 COMPOUNDS: Final = frozenset({("in", "place"), ("out", "of"), ("by", "run")})
 """Word pairs that ``in-place``, ``out-of-place`` and ``define-by-run`` split into: their

@@ -475,3 +475,20 @@ def test_an_indefinite_pronoun_subject_makes_a_clause_not_a_keyword_list() -> No
     """Round 20d: "yes, everything else flows normally" (EC7) scored 0 as a keyword list."""
     stream = segment(normalize("everything else flows normally"))
     assert not is_keyword_stuffing(stream, 0, lambda: {0, 1, 2, 3}, domain_stems())
+
+
+@pytest.mark.parametrize(
+    ("item_id", "text"),
+    [
+        ("TF3", "grad accumulate, zero_grad needed"),
+        ("TF3", "grad accumulate, old grad stay"),
+        ("TF3", "old x.grad untouched, new grad added"),
+    ],
+)
+def test_a_claim_without_verb_endings_is_not_a_keyword_list(
+    grader: Grader, item_id: str, text: str
+) -> None:
+    """fresh23: second-language answers drop verb endings ("x.grad stay None"); a state
+    verb or participle still makes a claim, not "a list of keywords"."""
+    result = grade(grader, item_id, text, verdict=False)
+    assert "keywords" not in " ".join(result.feedback.corrections)
