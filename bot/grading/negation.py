@@ -522,6 +522,22 @@ def _gerund_subject(stream: TokenStream, cue: int, scope: range) -> bool:
     )
 
 
+def _arrow_condition(stream: TokenStream, cue: int, scope: range) -> bool:
+    """Whether the cue at ``cue`` opens its clause and its scope ends at an arrow: "no
+    retain_graph -> saved tensors freed -> error", "no zero_grad -> grads pile up". What is
+    missing before an arrow is the condition of the chain, as "without retain_graph, ..." is
+    (fresh23: the SE2 chain was told "you stated the opposite" of passing retain_graph)."""
+    stop = scope.stop
+    return (
+        stream.surf[cue] in ("no", "not", "never", "without")
+        and _clause_start(stream, cue)
+        and len(scope) > 0
+        and stop < len(stream)
+        and stream.surf[stop] in ARROWS
+        and stream.sent[stop] == stream.sent[cue]
+    )
+
+
 GERUND_OBJECT_MAX: Final = 3
 """Words of a gerund's object between its negation scope's end and the consequence verb
 ("not zeroing | the grad | causes ...")."""
@@ -893,7 +909,7 @@ def scope(stream: TokenStream) -> Negation:
                     cover.setdefault(after, []).append(i)
             else:
                 scope = _forward(stream, after, WINDOW, False, True, phrase_only, noun_phrase)
-                if _gerund_subject(stream, i, scope):
+                if _gerund_subject(stream, i, scope) or _arrow_condition(stream, i, scope):
                     # "never zeroing means the grads pile up", "not passing retain_graph
                     # causes the error": what is not done is the condition of the claim
                     result.conditional.update(scope)

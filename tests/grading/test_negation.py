@@ -119,6 +119,14 @@ def test_a_post_cue_closing_its_clause_with_an_adverb_still_denies_the_subject(t
     assert subject in negated_words(text)
 
 
+def test_a_missing_step_before_an_arrow_is_a_condition_not_a_denial() -> None:
+    """fresh23: "no retain_graph -> saved tensors freed -> 2nd backward error" (SE2) denied
+    passing retain_graph; like "without retain_graph, ...", it is the chain's condition."""
+    text = "no retain_graph -> saved tensors freed -> 2nd backward error"
+    assert "retain_graph" not in negated_words(text)
+    assert "retain_graph" in conditional_words(text)
+
+
 def test_is_none_negates_the_subject() -> None:
     assert "x.grad" in negated_words("x.grad is None before backward")
 
