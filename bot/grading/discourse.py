@@ -798,21 +798,23 @@ def may_retract(stream: TokenStream) -> bool:
         return True
     surf, sent, brk = stream.surf, stream.sent, stream.brk
     n = len(surf)
-    for word in RETRACTION_VOCAB & vocab:
-        i = -1
-        for _ in range(surf.count(word)):
-            i = surf.index(word, i + 1)
-            if word == "scratch":
-                if i + 1 < n and surf[i + 1] == "that":
-                    return True
-            elif word == "mind":
-                if i > 0 and surf[i - 1] == "never":
-                    return True
-            elif (
-                i > 0
-                and i + 1 < n
-                and (brk[i] or sent[i - 1] != sent[i] or surf[i - 1] in _BEFORE_NO)
-                and (brk[i + 1] or sent[i + 1] != sent[i] or surf[i + 1] in _AFTER_NO)
-            ):
+    # One indexed pass with a set test per token (native when compiled), rather than a
+    # list.count() and list.index() per word, which compare every token with it.
+    for i in range(n):
+        word = surf[i]
+        if word not in RETRACTION_VOCAB:
+            continue
+        if word == "scratch":
+            if i + 1 < n and surf[i + 1] == "that":
                 return True
+        elif word == "mind":
+            if i > 0 and surf[i - 1] == "never":
+                return True
+        elif (
+            i > 0
+            and i + 1 < n
+            and (brk[i] or sent[i - 1] != sent[i] or surf[i - 1] in _BEFORE_NO)
+            and (brk[i + 1] or sent[i + 1] != sent[i] or surf[i + 1] in _AFTER_NO)
+        ):
+            return True
     return False
