@@ -32,6 +32,7 @@ only for non-ASCII text, so a plain ASCII answer costs a few microseconds.
 
 from __future__ import annotations
 
+import operator
 import re
 import unicodedata
 from typing import Final
@@ -122,6 +123,10 @@ slower on the benchmark's answers)."""
 # cannot contain the marker, so the only possible closing marker is the next one on the
 # line: a possessive run (``++``, Python 3.11) reaches it without trying every shorter body
 # first, which a lazy ``+?`` did, character by character, from every ``_`` of ``zero_grad``.
+_BOLD_TEXT = operator.methodcaller("group", 2)
+"""What the bold rule keeps: its text (group 2 always takes part in a match). A C-level
+callable, where the template ``r"\2"`` made every ``sub`` call Python's ``re._subx`` and every
+match its ``expand_template`` (1.1 vs 2.4 µs per benchmark answer)."""
 _ITALIC_STAR = re.compile(r"\*(?=[^\s*])([^*\n]++)(?<=[^\s*])\*(?![\w*])")
 _ITALIC_UNDERSCORE = re.compile(r"_(?=[^\s_])([^_\n]++)(?<=[^\s_])_(?![\w(])")
 _LINE_MARKERS = re.compile(r"(?m)^[ ]*(?:#{1,6}[ ]+|>+[ ]?|[-*+][ ]+)")
@@ -431,7 +436,7 @@ def normalize(text: str) -> str:
         out = _STRUCK.sub(" ", out)
     markers = ("**" in out, "__" in out, "||" in out)
     if markers != (False, False, False):
-        out = _BOLD_BY_MARKERS[markers].sub(r"\2", out)
+        out = _BOLD_BY_MARKERS[markers].sub(_BOLD_TEXT, out)
     if "*" in out and _OPEN_STAR.search(out):
         out = _ITALIC_STAR.sub(_unemphasise, out)
     if "_" in out and _OPEN_UNDERSCORE.search(out):
