@@ -134,6 +134,9 @@ _CONCESSIVE: Final = frozenset({"though", "if", "when", "after", "before", "so",
 ASIDE_MIN_WORDS: Final = 2
 """Content words an aside needs to state a claim ("also work" states none we can weigh)."""
 
+_NOT_ASIDE_CONTENT: Final = FUNCTION_WORDS | ASIDE_MARKERS
+"""Words that are not an aside's content words (built once, not once per token)."""
+
 RESTATED_MIN_SHARE: Final = 0.85
 """Share of an answer's content words that must come from the prompt for a restatement."""
 
@@ -480,9 +483,7 @@ def aside(
     for _, span in _side_claims(stream, start, claim_start):
         tokens = list(span)
         content = [
-            t
-            for t in tokens
-            if stream.kind[t] != WORD or stream.surf[t] not in FUNCTION_WORDS | ASIDE_MARKERS
+            t for t in tokens if stream.kind[t] != WORD or stream.surf[t] not in _NOT_ASIDE_CONTENT
         ]
         if len(content) >= ASIDE_MIN_WORDS and recognised().isdisjoint(tokens):
             return True
