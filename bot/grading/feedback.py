@@ -47,9 +47,9 @@ DISMISSAL_CORRECTION: Final = (
     "It is not only a matter of speed or style: the result itself depends on it."
 )
 UNRECOGNISED_REASON_CORRECTION: Final = (
-    "Your verdict is right, but your reason is not what makes this statement true or "
-    "false, and it may not hold at all: check it against the answer below, then say "
-    "what happens here and why."
+    "Your verdict is right, but the reason you gave is not the one that decides this "
+    "statement (true or not, it is not the key mechanism): compare it with the answer "
+    "below, then say what happens here and why."
 )
 IGNORANCE_CORRECTION: Final = (
     "Your verdict is right, but you said you don't know why, so it counts as a guess: "

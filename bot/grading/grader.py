@@ -47,6 +47,7 @@ from bot.grading.scoring import (
     ConceptOutcome,
     MisconceptionOutcome,
     assess,
+    calls_with_arguments,
     concept_outcome,
     denied_in_claim,
     is_gesture,
@@ -335,7 +336,9 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
             denied_in_claim(outside_claims(o, row[3], hits, claims), row[3], hits, claims, stream)
             for row, o, hits in zip(concept_rows, outcomes, matches, strict=False)
         ]
-    stuffing = is_keyword_stuffing(stream, reading.end, matcher.matched_tokens, domain_stems())
+    stuffing = is_keyword_stuffing(
+        stream, reading.end, matcher.matched_tokens, domain_stems()
+    ) and not calls_with_arguments(normalized)
     # A gist is a brief claim: a conditional mention ("if it errors...") does not count, nor
     # does one inside a longer answer that hit no concept (scoring.GIST_MAX_TOKENS).
     gist = (

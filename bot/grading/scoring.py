@@ -28,6 +28,7 @@ correct), so score and label never disagree.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -58,9 +59,14 @@ PARTIAL_MIN: Final = 0.4
 _INCORRECT_MAX: Final = 0.39
 _PARTIAL_MAX: Final = 0.74
 
-_LIST_FUNCTION_WORDS: Final = (FUNCTION_WORDS - {"twice"}) | {"per"}
+_LIST_FUNCTION_WORDS: Final = (FUNCTION_WORDS - {"twice"}) | {
+    "per", "between", "among", "across", "through", "thru", "via", "within", "without",
+    "against", "along", "during", "toward", "towards", "around", "behind",
+}  # fmt: skip
 """Function words for the keyword-list test: "backward twice retain_graph error" is a list;
-"one partial derivative per element" is a noun phrase that states something (dev12)."""
+"one partial derivative per element" is a noun phrase that states something (dev12), and so
+do the other prepositions: "split evenly between ties" (stop 20's fresh-user check, graded a
+keyword list) relates its words."""
 
 STUFFING_MIN_WORDS: Final = 3
 STUFFING_MAX_FUNCTION_SHARE: Final = 0.1
@@ -85,7 +91,7 @@ PREDICATES: Final = frozenset(
      "zeroed", "use", "run", "runs", "ran", "call", "wrap", "gets", "modified", "modifies",
      "changed", "overwrote", "bumped", "bumps", "mutated", "mutates", "altered", "edited",
      "require", "requires", "need", "print", "prints", "printed", "shows", "showed",
-     "outputs"}
+     "outputs", "work"}
 )  # fmt: skip
 """Verbs that make a terse answer a statement rather than a keyword list: "returns 27;
 x.grad None" and "integer dtype; requires_grad needs float" state a fact in four words.
@@ -101,7 +107,9 @@ saved tensor" and "retain_graph freed RuntimeError" are lists. "require"/"requir
 came with round 9a's "model parameters already require grad" (marked partial on dev9 and
 dev10, graded a list); neither change lost a label. The output verbs (from "print") came
 with dev15's code-with-a-comment answer "`print(x.grad) # None`" (marked correct on EC1,
-graded a keyword list): printing a value states it."""
+graded a keyword list): printing a value states it. "work" came with the separating
+slashes of stop 20: dev12's "define-by-run: ifs/loops/dynamic shapes just work, easy
+debugging" (marked correct) had been read as a statement only because of its slashes."""
 
 COMPOUNDS: Final = frozenset({("in", "place"), ("out", "of"), ("by", "run")})
 """Word pairs that ``in-place``, ``out-of-place`` and ``define-by-run`` split into: their
@@ -509,7 +517,11 @@ _BASE_FORMS: Final = frozenset({"use", "run", "call", "wrap"})
 one they are part of a name ("define-by-run")."""
 
 
-def _term_list(stream: TokenStream, start: int) -> bool:
+_IMPERATIVES: Final = _BASE_FORMS | {"print", "require", "need"}
+"""Predicates in their base form: an imperative whose object follows ("use no_grad")."""
+
+
+def _term_list(stream: TokenStream, start: int, slashes: AbstractSet[int]) -> bool:
     """Whether the reasoning is a comma-separated list of terms: at least 4 pieces between
     clause breaks, each of at most 3 word or code tokens, with no number, verb, negation,
     hedge or participle ("sign, subgradient, inf, nan, chain rule"). A term may hold a
@@ -519,12 +531,16 @@ def _term_list(stream: TokenStream, start: int) -> bool:
     ("graph still recorded: grad_fn set, activations saved, memory wasted", marked
     correct), an imperative opens a term ("use no_grad, call zero_grad, ..."), and
     numbers make values ("tensor([0.5, 0., 0.5])"). Measured on every tuning set and bank
-    sample: 3 labels fixed, none lost."""
+    sample: 3 labels fixed, none lost. A separating slash (``slashes``, see
+    :func:`_separating_slashes`) parts terms as a comma does: "leaf / grad_fn / None /
+    is_leaf" is four terms."""
     surf, kind, brk, sent = stream.surf, stream.kind, stream.brk, stream.sent
     terms = 1
     size = 0
     for i in range(start, len(surf)):
-        if i > start and (brk[i] or sent[i] != sent[i - 1]):
+        if i in slashes:
+            continue
+        if i > start and (brk[i] or sent[i] != sent[i - 1] or i - 1 in slashes):
             terms += 1
             size = 0
         size += 1
@@ -581,6 +597,50 @@ def _dangling_equals(stream: TokenStream, i: int) -> bool:
     )
 
 
+def _separating_slashes(stream: TokenStream, start: int) -> frozenset[int]:
+    """Indices of the ``/`` tokens (from ``start``) that part two words or code names, as in
+    "zero_grad / accumulate / backward" or "leaf/grad_fn": a list separator, not a division.
+    A slash next to a number ("1/3", "x.grad / 2") stays an operator. fresh-user check of
+    stop 20: slash-separated keyword lists were read as statements (an operator states
+    something), so three rubric words parted by slashes were graded correct."""
+    surf, kind = stream.surf, stream.kind
+    return frozenset(
+        i
+        for i in range(max(start, 1), len(surf) - 1)
+        if surf[i] == "/" and kind[i - 1] in (WORD, CODE) and kind[i + 1] in (WORD, CODE)
+    )
+
+
+_CALL_WITH_ARGUMENTS: Final = re.compile(r"[A-Za-z_][\w.]*\([^()]*(?:=|\b\d)[^()]*\)")
+"""A call that sets something, name and paren adjacent, with a keyword argument or a number
+among its arguments: ``torch.arange(4.0, requires_grad=True)``, ``y.backward(gradient=v)``.
+Not an empty call (``zero_grad()``), prose in parentheses ("grads (sorry)"), nor a call on
+names only: "autograd.grad(loss, x) backward x.grad tuple" (eval-adv, marked incorrect)
+names its terms."""
+
+
+def calls_with_arguments(text: str) -> bool:
+    """Whether the (normalised) answer calls something with arguments: code that sets
+    values states a fix or a setting, so the answer is not a keyword list, however few
+    function words it has. Stop 20's fresh-user check: the fix for SE10 written as the one
+    call ``torch.arange(4.0, requires_grad=True)`` was graded "a list of keywords" while
+    the same call assigned to a name was partial."""
+    return _CALL_WITH_ARGUMENTS.search(text) is not None
+
+
+def _lone_term(stream: TokenStream, i: int, slashes: AbstractSet[int]) -> bool:
+    """Whether token ``i`` is a predicate standing as a whole list term: a comma, slash or
+    sentence edge on both sides ("accumulates, zero_grad, backward"), so it states nothing.
+    An imperative takes the next piece as its object ("print(x.grad) # None": the paren
+    parts them), so it is never a lone term."""
+    if stream.surf[i] in _IMPERATIVES:
+        return False
+    brk, n = stream.brk, len(stream)
+    before = i == 0 or brk[i] or i - 1 in slashes
+    after = i + 1 == n or brk[i + 1] or i + 1 in slashes
+    return before and after and n > 2
+
+
 def is_keyword_stuffing(
     stream: TokenStream,
     start: int,
@@ -598,20 +658,27 @@ def is_keyword_stuffing(
     """
     from bot.grading.lexicon import stem
 
-    words = len(stream) - start
     kinds = stream.kind[start:] if start else stream.kind
+    slashes = _separating_slashes(stream, start) if OP in kinds else frozenset()
+    words = len(stream) - start - len(slashes)
     if words < STUFFING_MIN_WORDS:
         return False  # too short
     if OP in kinds and not all(
-        stream.kind[i] != OP or _dangling_equals(stream, i) for i in range(start, len(stream))
+        stream.kind[i] != OP or _dangling_equals(stream, i) or i in slashes
+        for i in range(start, len(stream))
     ):
         return False  # an operator: a statement ("x.grad = 8")
-    if words == STUFFING_MIN_WORDS and CODE not in kinds and _phrase_or_clause(stream, start):
+    if (
+        words == STUFFING_MIN_WORDS
+        and not slashes
+        and CODE not in kinds
+        and _phrase_or_clause(stream, start)
+    ):
         return False  # "dynamic control flow", "detach cuts gradients": one phrase or claim
     surf = stream.surf[start:] if start else stream.surf
     if all(k == NUM or w == "tensor" for w, k in zip(surf, kinds, strict=True)):
         return False  # a printed value ("tensor([0.5, 0., 0.5])") states the output
-    if _term_list(stream, start):
+    if _term_list(stream, start, slashes):
         return True  # "ctx, backward, None, number of gradients, forward inputs"
     function_words = _LIST_FUNCTION_WORDS
     function = sum(1 for w in surf if w in function_words)
@@ -628,7 +695,10 @@ def is_keyword_stuffing(
     if not PREDICATES.isdisjoint(stream.vocab):
         # a verb states something, unless it ends a compound ("define by run")
         ends = {i + 1 for i in compound}
-        if any(w in PREDICATES and i not in ends for i, w in enumerate(surf)):
+        if any(
+            w in PREDICATES and i not in ends and not _lone_term(stream, start + i, slashes)
+            for i, w in enumerate(surf)
+        ):
             return False
     if _states_a_value(surf, kinds, stream.brk[start:] if start else stream.brk):
         return False  # "tensor(27.), x.grad None", "[0.5, 0, 0.5] - max splits ...": values
@@ -639,6 +709,8 @@ def is_keyword_stuffing(
     joined = {start + i for i in compound}
     for i in range(start, len(stream)):
         word = stream.surf[i]
+        if i in slashes:
+            continue
         if i in joined:
             domain_words += 1
         elif kinds[i] == WORD and word in function_words:

@@ -107,6 +107,8 @@ MARKED_SETS: Final = (
     MarkedSet("eval29/dev18.jsonl", "all", 500, held_out=False, min_opposite=1),
     MarkedSet("eval30/test13.jsonl", "all", 500, held_out=True, min_opposite=1),
     MarkedSet("eval31/dev19.jsonl", "all", 500, held_out=False, min_opposite=1),
+    MarkedSet("eval32/test14.jsonl", "all", 500, held_out=True, min_opposite=1),
+    MarkedSet("eval33/dev20.jsonl", "all", 500, held_out=False, min_opposite=1),
 )
 """Every marked set, tuning and held-out."""
 

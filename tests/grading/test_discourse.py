@@ -8,6 +8,7 @@ from bot.content.loader import Bank, parse_pack
 from bot.content.models import Item, Label
 from bot.grading import Grader, GradeResult, Response
 from bot.grading.discourse import ends_asking, hedged, ignorance_only, may_retract
+from bot.grading.feedback import UNRECOGNISED_REASON_CORRECTION
 from bot.grading.normalize import normalize
 from bot.grading.sentences import segment
 from tests.grading.conftest import grade
@@ -527,7 +528,7 @@ def test_a_right_button_with_only_i_do_not_know_is_a_guess(grader: Grader, text:
     result = grade(grader, "TF3", text, verdict=False)
     assert (result.label, result.score) == (Label.INCORRECT, 0.0)
     assert any("counts as a guess" in c for c in result.feedback.corrections)
-    assert not any("may not hold" in c for c in result.feedback.corrections)  # one ✗ only
+    assert UNRECOGNISED_REASON_CORRECTION not in result.feedback.corrections  # one ✗ only
 
 
 def test_a_text_verdict_with_only_idk_is_a_guess_too(grader: Grader) -> None:

@@ -16,10 +16,12 @@ from bot.grading.scoring import (
     MisconceptionOutcome,
     Status,
     assess,
+    calls_with_arguments,
     is_keyword_stuffing,
 )
 from bot.grading.sentences import segment
 from bot.grading.synonyms import domain_stems
+from tests.grading.conftest import grade
 
 
 def concept(status: Status, key: bool = True, weight: float = 2.0, **kw: bool) -> ConceptOutcome:
@@ -381,3 +383,89 @@ def test_define_by_run_is_a_term_so_a_list_of_labels_earns_nothing(bank: Bank, t
 def test_define_by_run_inside_a_reason_is_still_credited(bank: Bank) -> None:
     text = "define by run: the graph is built as the code runs, so ifs and loops just work"
     assert Grader(bank).grade(Response(item_id="WHY3", text=text)).label is Label.CORRECT
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "zero_grad / accumulate / backward",
+        "leaf / grad_fn / None / is_leaf",  # dev19, marked incorrect, was partial
+        "zero_grad/accumulate/backward",
+    ],
+)
+def test_slash_separated_terms_are_a_keyword_list(text: str) -> None:
+    """A slash between two words parts list terms; it is not an operator that states
+    something (stop 20's fresh-user check: three rubric words between slashes got full
+    credit on SE1)."""
+    stream = segment(normalize(text))
+    assert is_keyword_stuffing(stream, 0, lambda: set(range(len(stream))), domain_stems())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "define-by-run: ifs/loops/dynamic shapes just work, easy debugging",  # dev12, correct
+        "x.grad / 2 halves it",  # a division by a number
+        "grads accumulate / pile up, so zero_grad each step",
+    ],
+)
+def test_slashes_in_a_statement_or_a_division_are_not_a_keyword_list(text: str) -> None:
+    stream = segment(normalize(text))
+    assert not is_keyword_stuffing(stream, 0, lambda: set(range(len(stream))), domain_stems())
+
+
+def test_a_slash_keyword_list_gets_no_credit_end_to_end(grader: Grader) -> None:
+    """Through the whole grader: rubric words between slashes, with the right verdict, are
+    a keyword list (docs/MARKING.md: incorrect), as the same words between commas are."""
+    for text in (
+        "accumulation / zero_grad / backward",
+        "accumulation, zero_grad, backward",
+        "accumulates, zero_grad, backward",  # a verb alone between commas states nothing
+        "accumulates / zero_grad / backward",
+    ):
+        result = grade(grader, "TF3", text, verdict=False)
+        assert result.label is Label.INCORRECT, text
+
+
+@pytest.mark.parametrize(
+    ("item_id", "verdict", "text"),
+    [
+        ("EC1", None, "`print(x.grad)  # None`"),  # dev15: an imperative takes its object
+        ("TF3", False, "grads accumulate, zero_grad resets them"),
+    ],
+)
+def test_a_verb_with_its_subject_or_object_still_states_something(
+    grader: Grader, item_id: str, verdict: bool | None, text: str
+) -> None:
+    assert grade(grader, item_id, text, verdict=verdict).label is Label.CORRECT
+
+
+def test_a_preposition_relates_words_so_they_are_not_a_keyword_list() -> None:
+    """Stop 20's fresh-user check: "split evenly between ties" (EC8) was told "a list of
+    keywords"; a preposition makes it a phrase, as "per" does."""
+    stream = segment(normalize("split evenly between ties"))
+    assert not is_keyword_stuffing(stream, 0, lambda: {0, 1, 2, 3}, domain_stems())
+
+
+@pytest.mark.parametrize(
+    ("text", "calls"),
+    [
+        ("torch.arange(4.0, requires_grad=True)", True),
+        ("y.backward(gradient=torch.ones(3))", True),
+        ("no_grad() grad_fn requires_grad zero_grad()", False),  # empty calls
+        ("autograd.grad(loss, x) backward x.grad tuple", False),  # names only (eval-adv)
+        ("grads accumulate (sorry for typos)", False),
+    ],
+)
+def test_a_call_that_sets_something_is_recognised(text: str, calls: bool) -> None:
+    assert calls_with_arguments(normalize(text)) is calls
+
+
+def test_a_fix_written_as_one_call_is_not_a_keyword_list(bank: Bank) -> None:
+    """The right fix as code, with no why, is partial (docs/MARKING.md: the fix without the
+    cause), never "a list of keywords" (stop 20's fresh-user check, on the shipped SE10)."""
+    result = Grader(bank, eager=False).grade(
+        Response(item_id="SE10", verdict=None, text="torch.arange(4.0, requires_grad=True)")
+    )
+    assert result.label is Label.PARTIAL
+    assert "keywords" not in " ".join(result.feedback.corrections)
