@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import logging
-import os
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -44,6 +43,7 @@ from sandbox.client import LocalSandbox, SandboxClient
 from sandbox.errors import SandboxError, SandboxUnavailable
 from sandbox.pool import SandboxPool
 from sandbox.protocol import AutogradGraph, Health, LimitOverrides, RunResult, code_sha256
+from sandbox.settings import sandbox_environment
 
 log = logging.getLogger(__name__)
 
@@ -374,8 +374,12 @@ async def sandbox_runner(settings: TutorSettings) -> AsyncIterator[SandboxRunner
         async with SandboxClient(url=endpoint.url, timeout_s=timeout_s) as client:
             yield client
         return
-    # The zygote runs TUTOR_SANDBOX_PYTHON when it is set: then this Python needs no torch.
-    if not os.environ.get("TUTOR_SANDBOX_PYTHON") and importlib.util.find_spec("torch") is None:
+    # The zygote runs TUTOR_SANDBOX_PYTHON when it is set (in the environment or .env, as the
+    # worker reads it): then this Python needs no torch.
+    if (
+        not sandbox_environment().get("TUTOR_SANDBOX_PYTHON")
+        and importlib.util.find_spec("torch") is None
+    ):
         raise SandboxUnavailable(
             "TUTOR_SANDBOX_ADDRESS=local starts a sandbox worker with this Python, which has "
             "no torch; install the sandbox extra (torch==2.13.0, CPU) or set "

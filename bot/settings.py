@@ -14,6 +14,7 @@ Example ``.env``::
 from __future__ import annotations
 
 import io
+import os
 import re
 from collections.abc import Collection, Mapping
 from datetime import timedelta
@@ -21,7 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    DotEnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
 from bot.files import not_utf8_byte
 from bot.progress.options import DEFAULT_BUSY_TIMEOUT_S, Synchronous
@@ -365,10 +371,95 @@ TUTOR_ENV: Final = SettingsConfigDict(
     env_ignore_empty=True,
     frozen=True,
 )
-"""Where every ``TUTOR_*`` settings class reads from: the environment, then ``.env``."""
+"""Where every ``TUTOR_*`` settings class reads from: the environment, then ``.env``
+(through :class:`TutorBaseSettings`, whose environment wins even when it is empty)."""
 
 
-class PlayLearnerSettings(BaseSettings):
+def set_in_environment(name: str, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the environment sets the variable ``name`` at all, to a value or to nothing.
+
+    Names are compared in upper case, as the settings classes read them
+    (``case_sensitive=False``).
+
+    Args:
+        name: the variable, e.g. ``TUTOR_DATABASE_PATH``.
+        environ: the environment (default ``os.environ``).
+    """
+    environ = os.environ if environ is None else environ
+    return name.upper() in {key.upper() for key in environ}
+
+
+def environment_wins(source: PydanticBaseSettingsSource) -> PydanticBaseSettingsSource:
+    """``source`` (the ``.env`` one) without the names the environment sets, even to nothing.
+
+    pydantic-settings' ``env_ignore_empty`` drops an empty variable from the environment's
+    values only, so ``.env`` then supplied the name: with ``TUTOR_DATABASE_PATH=/tmp/a.db``
+    in ``.env``, ``TUTOR_DATABASE_PATH= tutor stats`` read ``/tmp/a.db`` (fresh22 #9),
+    although an empty ``NAME=`` means the default and the environment wins over ``.env``.
+    Both rules now hold together: a name set in the environment is never read from
+    ``.env``, and an empty one is the default.
+
+    Args:
+        source: the settings class's ``.env`` source (other sources are returned as they
+            are).
+
+    Returns:
+        ``source``, its values less every name set in the environment.
+    """
+    if isinstance(source, DotEnvSettingsSource):
+        environment = {key.lower() for key in os.environ}
+        source.env_vars = {
+            name: value
+            for name, value in source.env_vars.items()
+            if name.lower() not in environment
+        }
+    return source
+
+
+class TutorBaseSettings(BaseSettings):
+    """The base of every ``TUTOR_*`` settings class (the bot's, the progress store's, the
+    sandbox worker's): the environment, then ``.env`` (:data:`TUTOR_ENV`), where a variable
+    set in the environment is never read from ``.env``, and ``NAME=`` with no value, in
+    either place, means the default (:func:`environment_wins`)."""
+
+    model_config = TUTOR_ENV
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """The default sources and order, with ``.env`` filtered by :func:`environment_wins`."""
+        return init_settings, env_settings, environment_wins(dotenv_settings), file_secret_settings
+
+
+def setting_source(settings: BaseSettings, field: str, flag: str | None = None) -> str:
+    """Where a setting's value came from, for a message: ``--db``, ``TUTOR_DATABASE_PATH in
+    the environment``, ``TUTOR_DATABASE_PATH in .env``, ``TUTOR_DATABASE_PATH, empty in the
+    environment: the default``, or ``the default``.
+
+    Args:
+        settings: the settings read (a :class:`TutorBaseSettings` class).
+        field: the field (``database_path``).
+        flag: the flag that gave it, when one did (it beats both sources).
+    """
+    if flag is not None:
+        return flag
+    name = str(settings.model_config.get("env_prefix") or "") + field.upper()
+    if set_in_environment(name):
+        if field in settings.model_fields_set:
+            return f"{name} in the environment"
+        return f"{name}, empty in the environment: the default"
+    if field in settings.model_fields_set:
+        return f"{name} in {ENV_FILE}"
+    return "the default"
+
+
+class PlayLearnerSettings(TutorBaseSettings):
     """Only ``TUTOR_PLAY_LEARNER_ID`` (environment, then ``.env``): ``tutor stats`` without
     ``--learner`` shows the terminal player's progress, and must not need the bot's other
     settings to be valid to do so.
@@ -388,7 +479,8 @@ def refuse_empty_path(value: object) -> object:
     ``Path("")`` is ``Path(".")``, the working directory, so ``--db ""`` was refused as
     ``. is a directory`` (fix19 #1), naming a directory nobody typed. An empty
     ``TUTOR_DATABASE_PATH`` never gets here: as every ``TUTOR_*`` variable, ``NAME=`` with
-    no value means the default (``env_ignore_empty``).
+    no value means the default (``env_ignore_empty``), in ``.env`` or in the environment,
+    where it also hides ``.env``'s value (:class:`TutorBaseSettings`).
 
     Args:
         value: the value given, before pydantic turns it into a path.
@@ -447,7 +539,7 @@ def check_database_path(value: Path) -> Path:
     )
 
 
-class TutorSettings(BaseSettings):
+class TutorSettings(TutorBaseSettings):
     """Everything the bot process can be configured with.
 
     Attributes:
@@ -568,7 +660,7 @@ class TutorSettings(BaseSettings):
         return timedelta(minutes=self.drop_grace_minutes)
 
 
-class ContentSettings(BaseSettings):
+class ContentSettings(TutorBaseSettings):
     """Only ``TUTOR_CONTENT_DIR`` (environment, then ``.env``), for the ``tutor content``
     and ``tutor grade`` defaults: they read the same packs as ``tutor play`` and ``tutor
     bot``, yet never fail on a setting they do not use (a database path, a token).

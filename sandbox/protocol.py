@@ -716,6 +716,20 @@ class ErrorBody(BaseModel):
     retry_after_s: float | None = None
 
 
+class FileRefused(ErrorBody):
+    """``tutor sandbox run FILE --json``'s answer when it refuses the file before or instead
+    of running it (cannot be read, not UTF-8, too large, no isolation for learner code):
+    an :class:`ErrorBody` that names the file, in ``message`` too (fresh22 #10: a missing
+    file was ``cannot read: No such file or directory``, naming nothing). The service's
+    HTTP errors stay plain :class:`ErrorBody` objects (no path).
+
+    Attributes:
+        path: the file as given on the command line.
+    """
+
+    path: str
+
+
 class Health(BaseModel):
     """``GET /health``: is the worker up, how does it isolate, and how loaded is it.
 

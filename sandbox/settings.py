@@ -3,7 +3,8 @@
 Every field can be set as ``TUTOR_SANDBOX_<FIELD>`` (e.g. ``TUTOR_SANDBOX_WALL_S=3``), in the
 environment or in ``.env`` in the working directory, read as every ``TUTOR_*`` settings class
 reads it (:data:`bot.settings.TUTOR_ENV`: the environment wins, the file is UTF-8 with an
-optional byte-order mark, an empty value means unset); the CLI's flags override both. A
+optional byte-order mark, an empty value means the default, and an empty variable in the
+environment still wins over the file's value); the CLI's flags override both. A
 missing ``.env`` (as in the sandbox image, which compose never gives one) is fine. Nothing
 is read at import time: build a :class:`SandboxSettings` in the composition root (the CLI
 entry), with :func:`load_sandbox_settings` so a bad value becomes one line naming the
@@ -19,11 +20,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
+from pydantic_settings import SettingsConfigDict, SettingsError
 
 from bot.settings import (
     ENV_FILE,
     ENV_FILE_ENCODING,
+    TutorBaseSettings,
     error_text,
     missing_directory,
     setting_name,
@@ -41,7 +43,7 @@ ENV_PREFIX = "TUTOR_SANDBOX_"
 """The prefix of every sandbox setting's variable (``TUTOR_SANDBOX_WALL_S``)."""
 
 
-class SandboxSettings(BaseSettings):
+class SandboxSettings(TutorBaseSettings):
     """Limits, capacity and isolation choices of one sandbox worker.
 
     Attributes:
@@ -66,7 +68,8 @@ class SandboxSettings(BaseSettings):
     """
 
     # The sources and rules of bot.settings.TUTOR_ENV (fresh7 #5: .env was ignored here, so
-    # TUTOR_SANDBOX_WALL_S=-1 in .env ran and =1 did nothing), with this class's prefix.
+    # TUTOR_SANDBOX_WALL_S=-1 in .env ran and =1 did nothing), with this class's prefix; the
+    # environment wins over .env even when empty (TutorBaseSettings, fresh22 #9).
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX,
         env_file=ENV_FILE,
@@ -128,14 +131,16 @@ def sandbox_environment(
 
     Args:
         environ: the environment (default ``os.environ``); it wins over the file, and an
-            empty value in it means unset, as for :class:`SandboxSettings`.
+            empty value in it means the default, as for :class:`SandboxSettings`: it is
+            passed on empty, so the child (which reads ``.env`` too, in its own working
+            directory) also takes the default rather than the file's value (fresh22 #9).
         env_file: the ``.env`` file (default ``.env`` in the working directory); missing,
             or a directory, adds nothing (:func:`bot.settings.check_env_file` refuses the
             latter before any command runs).
 
     Returns:
         ``{"TUTOR_SANDBOX_WALL_S": "3", ...}``: the file's non-empty values, then the
-        environment's non-empty ones on top.
+        environment's on top, empty ones included (each meaning the default).
     """
     from dotenv import dotenv_values  # python-dotenv: pydantic-settings' own reader
 
@@ -144,7 +149,7 @@ def sandbox_environment(
         values = dotenv_values(env_file, encoding=ENV_FILE_ENCODING)
         found.update({k: v for k, v in values.items() if k.startswith(ENV_PREFIX) and v})
     environ = os.environ if environ is None else environ
-    found.update({k: v for k, v in environ.items() if k.startswith(ENV_PREFIX) and v})
+    found.update({k: v for k, v in environ.items() if k.startswith(ENV_PREFIX)})
     return found
 
 

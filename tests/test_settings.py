@@ -99,7 +99,7 @@ def test_tutor_bot_without_a_token_says_where_to_put_it(
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("TUTOR_DISCORD_TOKEN", raising=False)
     assert main(["bot"]) == 2
-    assert capsys.readouterr().err.startswith("TUTOR_DISCORD_TOKEN is not set")
+    assert capsys.readouterr().err.startswith("tutor bot: TUTOR_DISCORD_TOKEN is not set")
 
 
 def test_a_database_path_in_a_missing_directory_is_refused(

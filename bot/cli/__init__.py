@@ -36,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tutor",
         description="autograd-tutor: trap questions about PyTorch autograd, graded and proven.",
-        epilog="Settings come from TUTOR_* variables, then .env. A bad value stops every "
+        epilog="Settings come from TUTOR_* variables, then .env (a variable set in the "
+        "environment wins,\neven empty: NAME= means the default). A bad value stops every "
         "command that\nreads it (exit 2, naming it), and no other; the commands read:\n" + read,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -48,7 +48,9 @@ def register(sub: Any) -> None:
 
 def load_settings() -> TutorSettings | None:
     """The settings, or None after printing each problem as ``tutor bot: TUTOR_FIELD:
-    message`` (:func:`bot.cli.settings_check.read_settings`)."""
+    message`` (:func:`bot.cli.settings_check.read_settings`); a token that is missing or
+    only spaces is one line with the same ``tutor bot:`` prefix (fresh22 #12: it had
+    none)."""
     from bot.cli.settings_check import read_settings
 
     settings = read_settings(TutorSettings, "tutor bot")
@@ -56,15 +58,16 @@ def load_settings() -> TutorSettings | None:
         return None
     if settings.discord_token is None:
         print(
-            "TUTOR_DISCORD_TOKEN is not set: put the bot token in the environment or in .env "
-            "(Developer Portal -> your application -> Bot -> Reset Token).",
+            "tutor bot: TUTOR_DISCORD_TOKEN is not set: put the bot token in the environment "
+            "or in .env (Developer Portal -> your application -> Bot -> Reset Token).",
             file=sys.stderr,
         )
         return None
     if not settings.discord_token.get_secret_value().strip():
         print(
-            "TUTOR_DISCORD_TOKEN is blank (only spaces): put the bot token in the environment "
-            "or in .env (Developer Portal -> your application -> Bot -> Reset Token).",
+            "tutor bot: TUTOR_DISCORD_TOKEN is blank (only spaces): put the bot token in the "
+            "environment or in .env (Developer Portal -> your application -> Bot -> Reset "
+            "Token).",
             file=sys.stderr,
         )
         return None
@@ -188,8 +191,8 @@ def cmd_bot(args: argparse.Namespace) -> int:
         from bot.cli.content import bank_not_found
 
         missing = bank_not_found(settings.content_dir)
-        for err in [f"tutor bot: {missing}"] if missing else exc.errors:
-            print(err, file=sys.stderr)
+        for err in [missing] if missing else exc.errors:  # prefixed as tutor play does
+            print(f"tutor bot: {err}", file=sys.stderr)
         return 1
     except sqlite3.Error as exc:
         from bot.progress.db import describe_open_error

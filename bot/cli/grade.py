@@ -298,8 +298,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     kind = grader.item(args.item).kind
     if verdict is not None and kind is not Kind.TRUE_FALSE:
         print(
-            f"tutor grade: --verdict {args.verdict} ignored: {args.item} is a "
-            f"{kind.value.replace('_', '-')} item, and only true/false items have a verdict "
+            f"tutor grade: --verdict {args.verdict} ignored: {args.item} is "
+            f"{kind.with_article} item, and only true/false items have a verdict "
             "(the answer text is graded alone, as in tutor play and Discord)",
             file=sys.stderr,
         )

@@ -123,7 +123,11 @@ def register(sub: Any) -> None:
         "TUTOR_SANDBOX_CACHE_PATH is not read: one run keeps no cache.",
     )
     run.add_argument("file", type=Path, help="the snippet (Python source)")
-    run.add_argument("--json", action="store_true", help="print the RunResult as JSON")
+    run.add_argument(
+        "--json",
+        action="store_true",
+        help="print the RunResult as JSON (a refused file: error, message and path)",
+    )
     run.add_argument(
         "--graph",
         action="store_true",
@@ -374,6 +378,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     ``TUTOR_SANDBOX_*`` value or flag (one line each, naming it); 1 when the sandbox failed
     or a snippet that ran cleanly has no ``--graph-png`` picture (no graph, an empty one:
     no PNG is written; :func:`save_graph_png_status`). A snippet's own 3-10 always wins.
+    A refused file is one stderr line naming it, or with ``--json`` one
+    :class:`~sandbox.protocol.FileRefused` object on stdout (its ``path`` and ``message``
+    name it).
 
     ``TUTOR_SANDBOX_CACHE_PATH`` is not read: one run keeps no result cache, so a bad
     value does not stop it.
@@ -385,7 +392,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     from bot.files import not_utf8_byte
     from sandbox.curated import CuratedSnippets
     from sandbox.errors import SandboxError, SandboxRejected
-    from sandbox.protocol import MAX_CODE_BYTES, ErrorBody, RunRequest, RunResult, first_error
+    from sandbox.protocol import (
+        MAX_CODE_BYTES,
+        ErrorBody,
+        FileRefused,
+        RunRequest,
+        RunResult,
+        first_error,
+    )
     from sandbox.settings import SandboxSettingsError
     from sandbox.worker import Worker
     from sandbox.zygote import CONTAINER_WALL_MISSING
@@ -396,10 +410,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         return _print_problems(exc)
 
     def refuse(body: ErrorBody) -> int:
+        named = f"{args.file}: {body.message}"  # the file, as text mode says it (fresh22 #10)
         if args.json:
-            print(body.model_dump_json())
+            refused = FileRefused(error=body.error, message=named, path=str(args.file))
+            print(refused.model_dump_json())
         else:
-            print(f"tutor sandbox run: {args.file}: {body.message}", file=sys.stderr)
+            print(f"tutor sandbox run: {named}", file=sys.stderr)
         return 2
 
     if args.graph_png is not None and (problem := graph_png_problem(args.graph_png)):

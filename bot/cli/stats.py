@@ -139,7 +139,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     given as the database is one of them)."""
     from bot.cli.settings_check import read_settings
     from bot.progress.settings import ProgressSettings
-    from bot.settings import blocking_file, not_a_directory
+    from bot.settings import blocking_file, not_a_directory, setting_source
 
     learner = args.learner
     if learner is None:
@@ -159,13 +159,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
     content = configured_content("tutor stats")  # a bad TUTOR_CONTENT_DIR: exit 2, first
     path = settings.database_path
-    source = (
-        "--db"
-        if args.db is not None
-        else "TUTOR_DATABASE_PATH"
-        if "database_path" in settings.model_fields_set
-        else "the default"
-    )
+    # fresh22 #9: say which source gave it (an empty variable in the environment is the
+    # default, and hides .env's value), so a surprising file is explained.
+    source = setting_source(settings, "database_path", "--db" if args.db is not None else None)
     # stderr: stdout stays the JSON contract; a user sees which file was read.
     print(f"tutor stats: database {path} (from {source})", file=sys.stderr)
     if not path.is_file():

@@ -69,6 +69,14 @@ class Kind(StrEnum):
     WHY = "why"
     EDGE_CASE = "edge_case"
 
+    @property
+    def with_article(self) -> str:
+        """The kind's name for a sentence, with its article: ``a true/false``, ``a
+        spot-the-error``, ``a why``, ``an edge-case`` (``EC6 is an edge-case item``; fresh22
+        #14: it was "a edge-case")."""
+        name = "true/false" if self is Kind.TRUE_FALSE else self.value.replace("_", "-")
+        return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+
 
 def canonical_item_id(typed: str) -> str:
     """The canonical form of an item id a user typed: surrounding spaces dropped, upper case.

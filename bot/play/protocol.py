@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -63,6 +63,31 @@ KIND_ALIASES: dict[str, Kind] = {
 """Every spelling of a kind the protocol and the menus accept."""
 
 
+ErrorCode = Literal[
+    "unknown_command",
+    "bad_argument",
+    "line_too_long",
+    "no_question",
+    "question_open",
+    "not_true_false",
+    "empty_answer",
+    "answer_too_long",
+    "not_recorded",
+    "unknown_item",
+    "unknown_topic",
+    "no_match",
+    "graph_unavailable",
+    "bad_path",
+    "input_ended",
+]
+"""Every ``code`` an ``error`` event can carry (:class:`ErrorEvent`, which says when each
+is given); README.md's list of them is checked against this one (tests/play/
+test_error_codes.py: fresh22 #11 found ``graph``'s ``no_question`` undocumented)."""
+
+ERROR_CODES: Final[frozenset[str]] = frozenset(get_args(ErrorCode))
+"""The values of :data:`ErrorCode`."""
+
+
 class ProtocolError(ValueError):
     """A line that is not a command. The message names what was wrong.
 
@@ -71,7 +96,7 @@ class ProtocolError(ValueError):
             ``line_too_long``).
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str) -> None:
         self.code = code
         super().__init__(message)
 
@@ -486,18 +511,24 @@ class ErrorEvent(_Event):
     """A refused command. Nothing stored was changed by it.
 
     Attributes:
-        code: ``unknown_command``, ``bad_argument``, ``line_too_long``, ``no_question``,
-            ``question_open``, ``not_true_false``, ``empty_answer``, ``answer_too_long``,
-            ``unknown_item``, ``unknown_topic``, ``no_match``, ``graph_unavailable`` (the
-            sandbox is off, down or cannot draw, or the snippet leaves no graph),
-            ``bad_path`` (``graph DIR``'s path cannot take the picture: a missing parent,
-            a file in the way, no permission), ``input_ended``.
+        code: one of :data:`ErrorCode`: ``unknown_command`` (not a command),
+            ``bad_argument`` (a command's argument: a verdict, a kind, a filter...),
+            ``line_too_long``, ``no_question`` (``verdict``/``hint``/``answer`` with no
+            open question; ``graph`` before any snippet was revealed), ``question_open``
+            (a new question asked while one is open), ``not_true_false`` (a verdict for
+            another kind), ``empty_answer``, ``answer_too_long``, ``not_recorded`` (the
+            database refused the answer's write: nothing recorded, the question stays
+            open), ``unknown_item``, ``unknown_topic``, ``no_match`` (no item matches
+            the filters), ``graph_unavailable`` (the sandbox is off, down or cannot
+            draw, or the snippet leaves no graph), ``bad_path`` (``graph DIR``'s path
+            cannot take the picture: a missing parent, a file in the way, no
+            permission), ``input_ended`` (the input ended with a question open).
         message: one sentence saying what was wrong and what to do.
         line: the input line number (script mode), if known.
     """
 
     event: Literal["error"] = "error"
-    code: str
+    code: ErrorCode
     message: str
     line: int | None = None
 

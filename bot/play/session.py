@@ -31,6 +31,7 @@ from bot.play.protocol import (
     AskItem,
     Command,
     Ended,
+    ErrorCode,
     ErrorEvent,
     Event,
     Graded,
@@ -136,7 +137,7 @@ def _suggest(word: str, choices: list[str]) -> str:
     return " (did you mean " + ", ".join(name for name, _, _ in close) + "?)"
 
 
-def _error(code: str, message: str) -> list[Event]:
+def _error(code: ErrorCode, message: str) -> list[Event]:
     return [ErrorEvent(code=code, message=message)]
 
 

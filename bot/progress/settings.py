@@ -9,13 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings
 
 from bot.progress.options import DEFAULT_BUSY_TIMEOUT_S, Synchronous
-from bot.settings import TUTOR_ENV, check_database_path, refuse_empty_path
+from bot.settings import TUTOR_ENV, TutorBaseSettings, check_database_path, refuse_empty_path
 
 
-class ProgressSettings(BaseSettings):
+class ProgressSettings(TutorBaseSettings):
     """Where the progress database lives and how long answer texts are kept.
 
     Attributes:
@@ -29,8 +28,9 @@ class ProgressSettings(BaseSettings):
             (also survives power loss, slower) (``TUTOR_DB_SYNCHRONOUS``).
     """
 
-    # The same sources as every TUTOR_* settings class (environment, then .env), so `tutor
-    # stats` reads the database `tutor play` and the bot write (fresh6 #2: it ignored .env).
+    # The same sources as every TUTOR_* settings class (environment, then .env: the
+    # environment wins even when empty), so `tutor stats` reads the database `tutor play`
+    # and the bot write (fresh6 #2: it ignored .env; fresh22 #9: an empty variable).
     model_config = TUTOR_ENV
 
     database_path: Path = Path("data/tutor.db")

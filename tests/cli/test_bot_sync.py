@@ -96,6 +96,33 @@ def test_a_blank_token_is_refused_before_any_network_call(
     assert "TUTOR_DISCORD_TOKEN is blank" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("token", "words"),
+    [(None, "is not set"), ("", "is not set"), ("   ", "is blank (only spaces)")],
+    ids=["unset", "empty", "spaces"],
+)
+def test_a_missing_token_is_one_line_prefixed_like_every_setting_error(
+    token: str | None,
+    words: str,
+    bot_env: Path,
+    offline_discord: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """fresh22 #12: ``TUTOR_DISCORD_TOKEN is not set: ...`` lacked the ``tutor bot:`` every
+    other setting error of the command carries (``tutor bot: TUTOR_DROP_TICK_S: ...``)."""
+    if token is None:
+        monkeypatch.delenv("TUTOR_DISCORD_TOKEN")
+    else:
+        monkeypatch.setenv("TUTOR_DISCORD_TOKEN", token)
+    for argv in (["bot", "--sync"], ["bot"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"tutor bot: TUTOR_DISCORD_TOKEN {words}: put the bot token ")
+        assert err.count("\n") == 1
+    assert offline_discord == []
+
+
 def test_voice_warnings_are_not_shown(
     bot_env: Path,
     offline_discord: list[str],
@@ -106,3 +133,24 @@ def test_voice_warnings_are_not_shown(
     monkeypatch.setattr(discord.VoiceClient, "warn_dave", True, raising=False)
     assert main(["bot", "--sync"]) == 0
     assert not [r for r in caplog.records if "voice will NOT be supported" in r.getMessage()]
+
+
+def test_a_broken_pack_is_named_with_the_command_prefix(
+    bot_env: Path,
+    offline_discord: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Every line of a broken pack's report carries "tutor bot:", as every other setting
+    error does (fix22's leftover: the file:line:col lines were bare)."""
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    (packs / "broken.yaml").write_text("items: [\n", encoding="utf-8")
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", str(packs))
+    monkeypatch.setattr("bot.services.sandbox_runner", _no_sandbox)
+    assert main(["bot", "--sync"]) == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines
+    assert all(line.startswith("tutor bot: ") for line in lines), lines
+    assert any("broken.yaml" in line for line in lines)

@@ -55,13 +55,17 @@ def test_a_dot_is_still_called_a_directory(
 def test_an_empty_variable_means_the_default_as_every_tutor_variable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``TUTOR_DATABASE_PATH=`` is unset, as ``NAME=`` is for every setting (README): the
-    default is read, and named, not the working directory."""
+    """``TUTOR_DATABASE_PATH=`` is the default, as ``NAME=`` is for every setting (README):
+    the default is read, and named as chosen by the empty variable, not the working
+    directory (tests/test_settings_empty_env.py: also over a value in ``.env``)."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("TUTOR_DATABASE_PATH", "")
     assert main(["stats", "--learner", str(ALICE)]) == 1
     err = capsys.readouterr().err
-    assert "tutor stats: database data/tutor.db (from the default)" in err
+    assert (
+        "tutor stats: database data/tutor.db "
+        "(from TUTOR_DATABASE_PATH, empty in the environment: the default)"
+    ) in err
     assert "no progress database at data/tutor.db" in err
 
 

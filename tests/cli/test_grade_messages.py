@@ -106,6 +106,37 @@ def test_a_verdict_for_an_item_without_one_is_said_to_be_ignored(
     assert "--verdict true ignored: SE1 is a spot-the-error item" in err
 
 
+@pytest.mark.parametrize(
+    ("item", "kind"),
+    [
+        ("EC6", "an edge-case"),
+        ("ec6", "an edge-case"),
+        ("WHY1", "a why"),
+        ("SE1", "a spot-the-error"),
+    ],
+)
+def test_the_ignored_verdict_note_uses_the_right_article(
+    item: str, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """fresh22 #14: ``tutor grade EC6 --text 8 --verdict true`` said "EC6 is a edge-case
+    item"."""
+    assert main(["grade", item, "--text", "8", "--verdict", "true"]) == 0
+    err = capsys.readouterr().err
+    assert f"--verdict true ignored: {item.upper()} is {kind} item, and only true/false" in err
+    assert " a edge" not in err
+
+
+def test_every_kind_has_its_article() -> None:
+    from bot.content.models import Kind
+
+    assert [kind.with_article for kind in Kind] == [
+        "a true/false",
+        "a spot-the-error",
+        "a why",
+        "an edge-case",
+    ]
+
+
 @pytest.mark.parametrize("verdict", [1, 0, "true", "yes", "false"])
 def test_a_jsonl_verdict_that_is_not_true_false_or_null_is_refused_naming_it(
     bank: Bank, verdict: object

@@ -203,3 +203,35 @@ def test_a_file_that_is_not_utf8_names_its_byte_as_env_does(
     assert capsys.readouterr().err == (
         f"tutor sandbox run: {snippet}: not UTF-8 (byte 0xe9 at position 10)\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "error", "words"),
+    [
+        ("missing.py", None, "invalid", "cannot read: No such file or directory"),
+        ("latin1.py", b"x = '\xe9'\n", "invalid", "not UTF-8 (byte 0xe9 at position 5)"),
+        (
+            "big.py",
+            b"#" * 70_000,
+            "too_large",
+            "the file is 70,000 bytes, over the 65,536-byte limit of a snippet",
+        ),
+    ],
+)
+def test_a_refused_file_is_named_in_the_json_error(
+    tmp_path: Path, name: str, content: bytes | None, error: str, words: str
+) -> None:
+    """``--json`` said ``cannot read: No such file or directory`` without the file, which
+    text mode names (fresh22 #10): the message starts with it, and ``path`` holds it."""
+    from sandbox.protocol import FileRefused
+
+    snippet = tmp_path / name
+    if content is not None:
+        snippet.write_bytes(content)
+    done = run_tutor("sandbox", "run", str(snippet), "--json", timeout=120)
+    assert done.returncode == 2, done.stderr
+    refused = FileRefused.model_validate_json(done.stdout)
+    assert (refused.error, refused.path) == (error, str(snippet))
+    assert refused.message == f"{snippet}: {words}"
+    text = run_tutor("sandbox", "run", str(snippet), timeout=120)
+    assert text.stderr == f"tutor sandbox run: {snippet}: {words}\n"

@@ -96,4 +96,5 @@ def test_a_local_worker_is_given_the_dot_env_values_and_the_environment_wins(
     assert sandbox_environment(environ) == {
         "TUTOR_SANDBOX_WALL_S": "1",
         "TUTOR_SANDBOX_PIDS": "50",
+        "TUTOR_SANDBOX_CPU_S": "",  # empty: the default, handed on as such (fresh22 #9)
     }
