@@ -134,6 +134,9 @@ _CONCESSIVE: Final = frozenset({"though", "if", "when", "after", "before", "so",
 ASIDE_MIN_WORDS: Final = 2
 """Content words an aside needs to state a claim ("also work" states none we can weigh)."""
 
+_NOT_ASIDE_CONTENT: Final = FUNCTION_WORDS | ASIDE_MARKERS
+"""Words that are not an aside's content words (built once, not once per token)."""
+
 RESTATED_MIN_SHARE: Final = 0.85
 """Share of an answer's content words that must come from the prompt for a restatement."""
 
@@ -480,9 +483,7 @@ def aside(
     for _, span in _side_claims(stream, start, claim_start):
         tokens = list(span)
         content = [
-            t
-            for t in tokens
-            if stream.kind[t] != WORD or stream.surf[t] not in FUNCTION_WORDS | ASIDE_MARKERS
+            t for t in tokens if stream.kind[t] != WORD or stream.surf[t] not in _NOT_ASIDE_CONTENT
         ]
         if len(content) >= ASIDE_MIN_WORDS and recognised().isdisjoint(tokens):
             return True
@@ -798,21 +799,23 @@ def may_retract(stream: TokenStream) -> bool:
         return True
     surf, sent, brk = stream.surf, stream.sent, stream.brk
     n = len(surf)
-    for word in RETRACTION_VOCAB & vocab:
-        i = -1
-        for _ in range(surf.count(word)):
-            i = surf.index(word, i + 1)
-            if word == "scratch":
-                if i + 1 < n and surf[i + 1] == "that":
-                    return True
-            elif word == "mind":
-                if i > 0 and surf[i - 1] == "never":
-                    return True
-            elif (
-                i > 0
-                and i + 1 < n
-                and (brk[i] or sent[i - 1] != sent[i] or surf[i - 1] in _BEFORE_NO)
-                and (brk[i + 1] or sent[i + 1] != sent[i] or surf[i + 1] in _AFTER_NO)
-            ):
+    # One indexed pass with a set test per token (native when compiled), rather than a
+    # list.count() and list.index() per word, which compare every token with it.
+    for i in range(n):
+        word = surf[i]
+        if word not in RETRACTION_VOCAB:
+            continue
+        if word == "scratch":
+            if i + 1 < n and surf[i + 1] == "that":
                 return True
+        elif word == "mind":
+            if i > 0 and surf[i - 1] == "never":
+                return True
+        elif (
+            i > 0
+            and i + 1 < n
+            and (brk[i] or sent[i - 1] != sent[i] or surf[i - 1] in _BEFORE_NO)
+            and (brk[i + 1] or sent[i + 1] != sent[i] or surf[i + 1] in _AFTER_NO)
+        ):
+            return True
     return False

@@ -32,6 +32,7 @@ only for non-ASCII text, so a plain ASCII answer costs a few microseconds.
 
 from __future__ import annotations
 
+import operator
 import re
 import unicodedata
 from typing import Final
@@ -84,6 +85,14 @@ _SUPERSCRIPT_DIGITS = str.maketrans(
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _MENTION = re.compile(r"<(?:@[!&]?|#)\d+>|<a?:\w+:\d+>|@(?:everyone|here)\b|https?://\S+")
+# Without a URL, the bracketed forms and the @-words cannot overlap or touch one another's
+# match (neither holds the other's first character, and a removal leaves a space where a
+# non-word character was), so two rules that each start with a literal (the regex engine
+# skips ahead to it) remove the same text as _MENTION, which tries its alternatives at
+# every character: 6.6 -> 1.1 µs on the benchmark's answers. A URL's ``\S+`` can run over
+# either form, so with "http" in the text the one rule runs.
+_MENTION_BRACKETED = re.compile(r"<(?:(?:@[!&]?|#)\d+|a?:\w+:\d+)>")
+_MENTION_WORD = re.compile(r"@(?:everyone|here)\b")
 _FENCE = re.compile(r"```(?:[\w+\-]+[ \t]*(?=\n|$))?")
 _STRUCK = re.compile(r"~~.+?~~", re.DOTALL)
 # Markers touching a word outside are not markup: ``x**2 + y**2`` is two powers.
@@ -114,6 +123,10 @@ slower on the benchmark's answers)."""
 # cannot contain the marker, so the only possible closing marker is the next one on the
 # line: a possessive run (``++``, Python 3.11) reaches it without trying every shorter body
 # first, which a lazy ``+?`` did, character by character, from every ``_`` of ``zero_grad``.
+_BOLD_TEXT = operator.methodcaller("group", 2)
+"""What the bold rule keeps: its text (group 2 always takes part in a match). A C-level
+callable, where the template ``r"\2"`` made every ``sub`` call Python's ``re._subx`` and every
+match its ``expand_template`` (1.1 vs 2.4 µs per benchmark answer)."""
 _ITALIC_STAR = re.compile(r"\*(?=[^\s*])([^*\n]++)(?<=[^\s*])\*(?![\w*])")
 _ITALIC_UNDERSCORE = re.compile(r"_(?=[^\s_])([^_\n]++)(?<=[^\s_])_(?![\w(])")
 _LINE_MARKERS = re.compile(r"(?m)^[ ]*(?:#{1,6}[ ]+|>+[ ]?|[-*+][ ]+)")
@@ -410,15 +423,20 @@ def normalize(text: str) -> str:
         out = _CONTROL.sub(" ", out.replace("\t", " "))
     # Every form _MENTION removes contains one of these ("<@", "<#", "<:", "<a:", "@...",
     # "http...").
-    if "@" in out or "http" in out or "<#" in out or "<:" in out or "<a:" in out:
+    if "http" in out:
         out = _MENTION.sub(" ", out)
+    else:
+        if "<@" in out or "<#" in out or "<:" in out or "<a:" in out:
+            out = _MENTION_BRACKETED.sub(" ", out)
+        if "@" in out:
+            out = _MENTION_WORD.sub(" ", out)
     if "`" in out:
         out = _FENCE.sub("\n", out).replace("`", "")
     if "~~" in out:
         out = _STRUCK.sub(" ", out)
     markers = ("**" in out, "__" in out, "||" in out)
     if markers != (False, False, False):
-        out = _BOLD_BY_MARKERS[markers].sub(r"\2", out)
+        out = _BOLD_BY_MARKERS[markers].sub(_BOLD_TEXT, out)
     if "*" in out and _OPEN_STAR.search(out):
         out = _ITALIC_STAR.sub(_unemphasise, out)
     if "_" in out and _OPEN_UNDERSCORE.search(out):

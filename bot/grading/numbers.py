@@ -69,11 +69,27 @@ def symbolic_operands(surf: list[str], kind: list[int], values: dict[int, float]
     out: set[int] = set()
     n = len(surf)
     for i in values:
-        for op_at, operand in ((i + 1, i + 2), (i - 1, i - 2)):
-            if not (0 <= operand < n) or kind[op_at] != OP or surf[op_at] not in _OPS:
-                continue
-            if kind[operand] in (WORD, CODE) and operand not in values:
-                out.add(i)
+        # The operator after the number, then the one before it, written out: no pair of
+        # tuples built per number.
+        operand = i + 2
+        if (
+            operand < n
+            and kind[i + 1] == OP
+            and surf[i + 1] in _OPS
+            and kind[operand] in (WORD, CODE)
+            and operand not in values
+        ):
+            out.add(i)
+            continue
+        operand = i - 2
+        if (
+            operand >= 0
+            and kind[i - 1] == OP
+            and surf[i - 1] in _OPS
+            and kind[operand] in (WORD, CODE)
+            and operand not in values
+        ):
+            out.add(i)
     return out
 
 

@@ -216,17 +216,6 @@ def _split_uptalk(stream: TokenStream, ends: list[int], breaks: list[int]) -> No
         stream.uptalk.add(number)
 
 
-def _statements(stream: TokenStream, ends: list[int], shortest: int) -> list[tuple[int, int, int]]:
-    """(number, first token, end) of each sentence of at least ``shortest`` tokens that is
-    neither a question nor uptalk yet."""
-    marked = stream.questions | stream.uptalk
-    return [
-        (number, begin, end)
-        for number, (begin, end) in enumerate(zip([0, *ends], ends, strict=False))
-        if number not in marked and end - begin >= shortest
-    ]
-
-
 QUESTION_OPENERS: Final = frozenset({"what", "why", "how"})
 """Wh-words that open a question without its ``?`` when an inverted auxiliary follows."""
 INVERTED: Final = frozenset(
@@ -251,10 +240,16 @@ def _unmarked_questions(stream: TokenStream, ends: list[int], breaks: list[int])
     Measured on the tuning sets and samples of stop 13: 2 labels fixed, none broken.
     """
     surf, kind = stream.surf, stream.kind
-    for number, begin, end in _statements(stream, ends, 4):
-        if kind[begin] != WORD or surf[begin] not in QUESTION_OPENERS:
+    questions, uptalk = stream.questions, stream.uptalk
+    end = 0
+    # The opening words are tested first, on every sentence, and only a sentence they fit
+    # is looked up among the questions and uptalk (the loop adds only the sentence at hand,
+    # so this reads the sets as they were before it, like :func:`_statements`).
+    for number in range(len(ends)):
+        begin, end = end, ends[number]
+        if end - begin < 4 or kind[begin] != WORD or surf[begin] not in QUESTION_OPENERS:
             continue
-        if surf[begin + 1] not in INVERTED:
+        if surf[begin + 1] not in INVERTED or number in questions or number in uptalk:
             continue
         if any(begin < b < end for b in breaks):
             continue
@@ -315,14 +310,20 @@ def _unmarked_guesses(stream: TokenStream, ends: list[int]) -> None:
     because grads accumulate" was graded correct, an unhedged claim; with its ``?`` the
     sentence stays a question (:func:`_split_uptalk`)."""
     surf, kind = stream.surf, stream.kind
-    for number, begin, _end in _statements(stream, ends, 3):
+    questions, uptalk = stream.questions, stream.uptalk
+    end = 0
+    for number in range(len(ends)):  # as in _unmarked_questions: words first, then the sets
+        begin, end = end, ends[number]
         if (
-            kind[begin] == WORD
+            end - begin >= 3
+            and kind[begin] == WORD
             and surf[begin] in INVERTED
             and surf[begin] != "do"  # "do it under no_grad" is an imperative
             and surf[begin + 1] in _GUESS_SUBJECTS
+            and number not in questions
+            and number not in uptalk
         ):
-            stream.uptalk.add(number)
+            uptalk.add(number)
 
 
 def segment(text: str) -> TokenStream:
