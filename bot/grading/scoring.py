@@ -606,9 +606,10 @@ def _dangling_equals(stream: TokenStream, i: int) -> bool:
 def _separating_slashes(stream: TokenStream, start: int) -> frozenset[int]:
     """Indices of the ``/`` tokens (from ``start``) that part two words or code names, as in
     "zero_grad / accumulate / backward" or "leaf/grad_fn": a list separator, not a division.
-    A slash next to a number ("1/3", "x.grad / 2") stays an operator. fresh-user check of
-    stop 20: slash-separated keyword lists were read as statements (an operator states
-    something), so three rubric words parted by slashes were graded correct."""
+    A slash next to a number ("1/3", "x.grad / 2") stays an operator. Stop 20 (the lead's
+    probes, then dev19's "leaf / grad_fn / None / is_leaf"): slash-separated keyword lists
+    were read as statements (an operator states something), so three rubric words parted
+    by slashes were graded correct."""
     surf, kind = stream.surf, stream.kind
     return frozenset(
         i

@@ -395,8 +395,8 @@ def test_define_by_run_inside_a_reason_is_still_credited(bank: Bank) -> None:
 )
 def test_slash_separated_terms_are_a_keyword_list(text: str) -> None:
     """A slash between two words parts list terms; it is not an operator that states
-    something (stop 20's fresh-user check: three rubric words between slashes got full
-    credit on SE1)."""
+    something (stop 20: three rubric words between slashes got full credit on SE1, and
+    dev19's "leaf / grad_fn / None / is_leaf", marked incorrect, was partial)."""
     stream = segment(normalize(text))
     assert is_keyword_stuffing(stream, 0, lambda: set(range(len(stream))), domain_stems())
 
