@@ -605,18 +605,19 @@ def _tightest(spans: list[Span]) -> list[Span]:
     """The ``near`` spans that hold no other one: the closest pairing of the parts. In
     "no backward saved y, pow saved x", ``near [saved, x]`` pairs the second "saved" with
     x; the first "saved" (denied) with that x spans the other pairing and is not a claim of
-    its own (round 20d found the wider span negated a correct EC10 answer)."""
-    return [
-        span
-        for span in spans
-        if not any(
-            other is not span
-            and span[0] <= other[0]
-            and other[1] <= span[1]
-            and (other[0], other[1]) != (span[0], span[1])
-            for other in spans
-        )
-    ]
+    its own (round 20d found the wider span negated a correct EC10 answer).
+
+    One sweep over the distinct (first, last) pairs, by last token and then first token
+    from the right: a pair holds an earlier one exactly when some earlier first token is at
+    or after its own (up to 256 combinations, so no pairwise comparison)."""
+    wide: set[tuple[int, int]] = set()
+    rightmost = -1
+    for end, start in sorted({(span[1], -span[0]) for span in spans}):
+        if rightmost >= -start:
+            wide.add((-start, end))
+        else:
+            rightmost = -start
+    return spans if not wide else [span for span in spans if (span[0], span[1]) not in wide]
 
 
 def _flags(spans: list[Span]) -> int:
