@@ -385,8 +385,13 @@ def set_in_environment(name: str, environ: Mapping[str, str] | None = None) -> b
         name: the variable, e.g. ``TUTOR_DATABASE_PATH``.
         environ: the environment (default ``os.environ``).
     """
-    environ = os.environ if environ is None else environ
-    return name.upper() in {key.upper() for key in environ}
+    return name.upper() in _names_set(os.environ if environ is None else environ)
+
+
+def _names_set(environ: Mapping[str, str]) -> frozenset[str]:
+    """The names an environment sets, in upper case (the settings read them
+    case-insensitively)."""
+    return frozenset(key.upper() for key in environ)
 
 
 def environment_wins(source: PydanticBaseSettingsSource) -> PydanticBaseSettingsSource:
@@ -407,11 +412,11 @@ def environment_wins(source: PydanticBaseSettingsSource) -> PydanticBaseSettings
         ``source``, its values less every name set in the environment.
     """
     if isinstance(source, DotEnvSettingsSource):
-        environment = {key.lower() for key in os.environ}
+        environment = _names_set(os.environ)
         source.env_vars = {
             name: value
             for name, value in source.env_vars.items()
-            if name.lower() not in environment
+            if name.upper() not in environment
         }
     return source
 

@@ -21,6 +21,7 @@ from bot.cli import main
 from bot.progress.settings import ProgressSettings
 from bot.settings import ContentSettings, PlayLearnerSettings, TutorBaseSettings, TutorSettings
 from sandbox.settings import SandboxSettings, sandbox_environment
+from tests.cli.test_empty_paths import EMPTY_VARIABLE_DEFAULT, stats_error
 from tests.progress.conftest import ALICE
 
 SETTINGS_CLASSES = [
@@ -118,12 +119,8 @@ def test_stats_reads_the_default_database_and_says_the_environment_chose_it(
     assert f"tutor stats: database {clean / 'f22a.db'} (from TUTOR_DATABASE_PATH in .env)" in err
 
     monkeypatch.setenv("TUTOR_DATABASE_PATH", "")
-    assert main(["stats", "--learner", str(ALICE)]) == 1
-    err = capsys.readouterr().err
-    assert (
-        "tutor stats: database data/tutor.db "
-        "(from TUTOR_DATABASE_PATH, empty in the environment: the default)"
-    ) in err
+    err = stats_error(capsys)
+    assert EMPTY_VARIABLE_DEFAULT in err
     assert "f22a.db" not in err
 
     monkeypatch.setenv("TUTOR_DATABASE_PATH", str(clean / "env.db"))

@@ -15,6 +15,18 @@ import pytest
 from bot.cli import main
 from tests.progress.conftest import ALICE
 
+EMPTY_VARIABLE_DEFAULT = (
+    "tutor stats: database data/tutor.db "
+    "(from TUTOR_DATABASE_PATH, empty in the environment: the default)"
+)
+"""How `tutor stats` names a database chosen by an empty TUTOR_DATABASE_PATH."""
+
+
+def stats_error(capsys: pytest.CaptureFixture[str]) -> str:
+    """Run ``tutor stats --learner ALICE``, which finds no database (exit 1); its stderr."""
+    assert main(["stats", "--learner", str(ALICE)]) == 1
+    return capsys.readouterr().err
+
 
 @pytest.fixture
 def no_database_variable(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -60,12 +72,8 @@ def test_an_empty_variable_means_the_default_as_every_tutor_variable(
     directory (tests/test_settings_empty_env.py: also over a value in ``.env``)."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("TUTOR_DATABASE_PATH", "")
-    assert main(["stats", "--learner", str(ALICE)]) == 1
-    err = capsys.readouterr().err
-    assert (
-        "tutor stats: database data/tutor.db "
-        "(from TUTOR_DATABASE_PATH, empty in the environment: the default)"
-    ) in err
+    err = stats_error(capsys)
+    assert EMPTY_VARIABLE_DEFAULT in err
     assert "no progress database at data/tutor.db" in err
 
 
