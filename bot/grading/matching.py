@@ -120,6 +120,9 @@ class CPhrase:
     terms: tuple[CTerm, ...]
     gap: int
     any_order: bool = False
+    widened: tuple[int, ...] = ()
+    """Joins (index k joins ``terms[k]`` to ``terms[k + 1]``) that allow one more word than
+    ``gap``: where the rubric wrote an article-only term that compiling dropped."""
     needs: tuple[frozenset[int], ...] = field(init=False, compare=False, repr=False)
     """The atom sets the phrase needs in an answer (:func:`gate`), computed on creation."""
 
@@ -387,14 +390,17 @@ class Compiler:
         """Compile a parsed phrase (synonyms expanded one level when ``expand``).
 
         A term made only of articles (``the``, ``a``, ``an``) is dropped when the phrase has
-        other terms, and the gap widened by one: "result of the op" also matches "result of
-        an op" and "result of op".
+        other terms, and the join it stood in widened by one word: "result of the op" also
+        matches "result of an op" and "result of op". Only that join: with ``gap: 0``,
+        "arange gives a float" must not match "arange 4.0 gives float32" (round 20's engine
+        cases, docs/RUBRIC-TUNING.md).
         """
         terms: list[CTerm] = []
-        gap = parsed.gap
+        widened: list[int] = []
         for term in parsed.terms:
             if len(parsed.terms) > 1 and _articles_only(term):
-                gap = parsed.gap + 1
+                if terms and (not widened or widened[-1] != len(terms) - 1):
+                    widened.append(len(terms) - 1)
                 continue
             atoms: list[int] = []
             phrases: list[CPhrase] = []
@@ -407,7 +413,8 @@ class Compiler:
             return self.phrase(Phrase(parsed.terms[:1], parsed.gap), expand)
         kept = [t for t in parsed.terms if not _articles_only(t)]
         any_order = len(kept) == 2 and not any(_function_words_only(t) for t in kept)
-        return self._intern(CPhrase(tuple(terms), gap, any_order))
+        joins = tuple(k for k in widened if k < len(terms) - 1)
+        return self._intern(CPhrase(tuple(terms), parsed.gap, any_order, joins))
 
     def pattern(self, pattern: Pattern) -> CPattern:
         """Compile one rubric pattern (string, ``seq``, ``near`` or ``number``)."""
@@ -717,19 +724,22 @@ class Matcher:
                 return _NONE
         sent = self.stream.sent
         limit = phrase.gap + 1
+        widened = phrase.widened
         terms = phrase.terms
         first = self._term(terms[0])
         current = first
         following: list[Span] = []
-        spell = phrase.gap > 0 and bool(self.negation.cue_start)
+        spell = (phrase.gap > 0 or bool(widened)) and bool(self.negation.cue_start)
         for k in range(1, len(terms)):  # indexed: no slice of the terms per call
             if not current:
                 break
             if spell:
                 current = self._with_listed_cues(terms[k - 1], current)
             following = self._term(terms[k])
-            current = _join(current, following, limit, sent)
+            current = _join(current, following, limit + 1 if k - 1 in widened else limit, sent)
         if phrase.any_order and first:
+            if widened:
+                limit += 1
             current = current + [
                 (s2, e, f | f2, t2 + t)
                 for (s, e, f, t) in first

@@ -102,6 +102,17 @@ def test_an_explicit_gap_is_respected() -> None:
 
 def test_articles_in_a_pattern_are_optional() -> None:
     assert affirmed("result of the op", "result of an op")
+    assert affirmed("result of the op", "result of op")
+
+
+def test_an_omitted_article_widens_only_its_own_join() -> None:
+    """Round 20's engine cases: with ``gap: 0``, "arange gives a float" matched "arange 4.0
+    gives float32", as the dropped article widened every join of the phrase by one."""
+    pattern = SeqPattern(seq="arange gives a float", gap=0)
+    assert affirmed(pattern, "arange gives a float")
+    assert affirmed(pattern, "arange gives float")
+    assert affirmed(pattern, "arange gives one float")
+    assert not affirmed(pattern, "arange 4.0 gives float")
 
 
 def test_near_matches_in_any_order_within_the_window() -> None:
