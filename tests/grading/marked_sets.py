@@ -109,6 +109,8 @@ MARKED_SETS: Final = (
     MarkedSet("eval31/dev19.jsonl", "all", 500, held_out=False, min_opposite=1),
     MarkedSet("eval32/test14.jsonl", "all", 500, held_out=True, min_opposite=1),
     MarkedSet("eval33/dev20.jsonl", "all", 500, held_out=False, min_opposite=1),
+    MarkedSet("eval34/test15.jsonl", "all", 500, held_out=True, min_opposite=1),
+    MarkedSet("eval35/dev21.jsonl", "all", 500, held_out=False, min_opposite=1),
 )
 """Every marked set, tuning and held-out."""
 
