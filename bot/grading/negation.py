@@ -241,10 +241,24 @@ RETRACTED: Final[tuple[tuple[str, ...], ...]] = (
     ("i", "originally", "thought"),
     ("i", "initially", "thought"),
     ("i", "was", "thinking"),
+    ("i", "had", "thought"),
+    ("i", "believed"),
+    ("i", "first", "believed"),
+    ("i", "initially", "believed"),
+    ("i", "originally", "believed"),
+    ("i", "used", "to", "believe"),
+    ("my", "first", "guess"),
+    ("my", "initial", "guess"),
+    ("my", "first", "thought"),
+    ("my", "initial", "thought"),
+    ("my", "first", "instinct"),
 )
 """Openings of a belief the learner has given up ("I thought ANY in-place breaks backward.
-but it's about what got saved"): what follows, to the sentence end or a contrast word, is
-mentioned, not claimed. All three answers of the tuning sets with one retract the belief."""
+but it's about what got saved", "my first guess was that it overwrites, turns out it
+accumulates"): what follows, to the sentence end or a contrast word, is mentioned, not
+claimed. All three answers with one in the tuning sets of commit bfa5bb5 retract the
+belief. The "believed" and "my first guess/thought/instinct" forms came in stop 21 (dev21
+352, "my first guess was that the graph got freed, but ...", graded incorrect before)."""
 
 _CONTRASTS: Final = frozenset({"but", "however", "turns", "actually", "yet", "though"})
 RETRACTED_WINDOW: Final = 15
@@ -733,7 +747,9 @@ def scope(stream: TokenStream) -> Negation:
     surf, sent, kind = stream.surf, stream.sent, stream.kind
     n = len(surf)
     cover = result.cover
-    if not _RETRACTED_ANCHORS.keys().isdisjoint(stream.vocab) and "i" in stream.vocab:
+    if not _RETRACTED_ANCHORS.keys().isdisjoint(stream.vocab) and (
+        "i" in stream.vocab or "my" in stream.vocab
+    ):
         _retracted(stream, result)
     if "only" in stream.vocab and not ONLY_IF.isdisjoint(stream.vocab):
         _necessary_condition(stream, result)
@@ -966,7 +982,7 @@ error", "gets no gradient"), so a pattern that spells only the verb is not credi
 
 _RETRACTED_ANCHORS: Final = {
     word: tuple((phrase, phrase.index(word)) for phrase in RETRACTED if word in phrase)
-    for word in ("thought", "assumed", "thinking", "used")
+    for word in ("thought", "assumed", "thinking", "used", "believed", "guess", "instinct")
 }
 """Each :data:`RETRACTED` opening by a word it has (and where): answers without one of these
 words skip the search, and the others are searched from each occurrence."""

@@ -280,6 +280,10 @@ def test_a_clause_opening_with_only_if_leaves_the_main_clause_a_claim() -> None:
         ("I thought ANY in-place op breaks backward. but it is about what got saved", "breaks",
          "saved"),
         ("i assumed the first index gets the 1, but the ties share it", "index", "ties"),
+        ("my first guess was that it overwrites, turns out it accumulates", "overwrites",
+         "accumulates"),
+        ("initially i believed it reuses one graph, but a new one is built", "reuses", "built"),
+        ("I used to believe backward replaced it. Then I saw it double", "replaced", "double"),
     ],
 )  # fmt: skip
 def test_a_retracted_belief_is_only_mentioned(text: str, mentioned: str, claimed: str) -> None:
