@@ -778,7 +778,7 @@ RETRACTION_VOCAB: Final = frozenset(
 )
 """Tokens one of which every self-correction holds (:func:`may_retract`)."""
 
-_BEFORE_NO: Final = frozenset({"oh", "hmm", "hmmm", "actually", "wait"})
+_BEFORE_NO: Final = frozenset({"oh", "hmm", "hmmm", "actually", "wait", "but"})
 _AFTER_NO: Final = RETRACTING_NO_NEXT | {"hmm", "hmmm"}  # "it's" is "it is" as tokens
 
 

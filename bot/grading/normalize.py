@@ -258,7 +258,8 @@ _RETRACTING_NO_ENDS = re.compile(_AFTER_NO)
 clause's first word; "no idea", "no gradient", "no matter" do not."""
 _RETRACTION = re.compile(
     r"(?:"
-    rf"(?:\.\.\.|[,.;:!?-])\s*{_NO}[\s,.!]*{_FILLER}\b"
+    rf"(?:\.\.\.|[,.;:!?-])\s*(?:but\s+)?{_NO}[\s,.!]*{_FILLER}\b"
+    rf"|,\s*but\s+{_NO}\s*,"
     rf"|\b(?:oh|hmm+)[\s,.]*(?:{_NO_AS_RETRACTION}|wait\b)"
     rf"|\bwait[\s,.!]*(?:{_NO}|actually)\b"
     r"|\bscratch that\b|\bnever ?mind\b|\bnvm\b"
@@ -269,11 +270,12 @@ _RETRACTION = re.compile(
 )
 """A learner taking back what they just wrote ("it uses the limit from the right... no
 scratch that, ...", "averaging the... no, not averaging", "oh wait, that makes w a
-non-leaf", "hmm actually no, ..."): a retraction word after a trailing-off (``...``) or
-punctuation, or after an interjection. After a guess ending in ``?`` ("lr too big? no, it
-never gets that far") only the guess goes: the ``no`` may be the answer to a yes/no prompt.
-"No idea" and "no gradient" are not retractions (a ``no`` counts only before punctuation or
-a new clause's first word)."""
+non-leaf", "hmm actually no, ...", "it reuses one graph, but no, a new one is built"): a
+retraction word after a trailing-off (``...``) or punctuation, or after an interjection.
+After a guess ending in ``?`` ("lr too big? no, it never gets that far") only the guess
+goes: the ``no`` may be the answer to a yes/no prompt. "No idea" and "no gradient" are not
+retractions (a ``no`` counts only before punctuation or a new clause's first word), nor is
+"but no grad_fn" (a "but no" counts between commas or before a filler)."""
 
 MIN_RETRACTED_CHARS = 1
 """Letters or digits that must precede a retraction in its sentence for it to take anything

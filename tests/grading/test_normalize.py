@@ -179,6 +179,8 @@ def test_powers_written_with_double_stars_are_not_bold() -> None:
         ("it is the seed... scratch that, the output must be a scalar", "the output must"),
         ("it copies... actually no, it shares the storage", "it shares the storage"),
         ("false - no, wait, true", "true"),
+        ("it reuses one graph, but no, a new one is built each pass", "a new one is built"),
+        ("it replaces it, but no, actually it adds up", "it adds up"),
     ],
 )
 def test_a_self_correction_keeps_what_the_learner_ends_up_saying(text: str, kept: str) -> None:
@@ -210,6 +212,7 @@ def test_only_the_sentence_a_retraction_ends_is_taken_back() -> None:
         "there is no gradient... it just stops",
         "it overwrites... no wait",  # nothing after it
         "you need to wait for backward to finish",
+        "it has requires_grad, but no grad_fn, since nothing created it",
     ],
 )
 def test_text_without_a_self_correction_is_kept_whole(text: str) -> None:
