@@ -396,6 +396,61 @@ def drop_retracted(text: str) -> str:
     return text
 
 
+_UNIT_WORDS: Final = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TENS_WORDS: Final = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_SMALL_WORDS: Final = (
+    "zero", *_UNIT_WORDS, "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen",
+    "sixteen", "seventeen", "eighteen", "nineteen",
+)  # fmt: skip
+_SPOKEN_VALUE: Final = {word: k for k, word in enumerate(_SMALL_WORDS)} | {
+    word: 20 + 10 * k for k, word in enumerate(_TENS_WORDS)
+}
+_SPOKEN_DIGIT: Final = {"zero": "0", "oh": "0"} | {
+    word: str(k + 1) for k, word in enumerate(_UNIT_WORDS)
+}
+_COMPOUND = re.compile(rf"\b({'|'.join(_TENS_WORDS)})[ -]({'|'.join(_UNIT_WORDS)})\b")
+_DIGIT_WORD = rf"(?:{'|'.join(_SPOKEN_DIGIT)}|\d)"
+_POINT = re.compile(
+    rf"\b(\d+|{'|'.join(_SPOKEN_VALUE)}) point ({_DIGIT_WORD}(?: {_DIGIT_WORD}){{0,2}})\b"
+)
+_ATTRIBUTES: Final = (
+    "grad", "backward", "zero_grad", "detach", "data", "requires_grad", "requires_grad_",
+    "grad_fn", "is_leaf", "retain_grad", "item", "numpy", "step", "mul_", "add_", "clone",
+    "register_hook", "retain_graph", "no_grad", "autograd", "sum", "mean",
+)  # fmt: skip
+_SPOKEN_DOT = re.compile(rf"(?<=[a-z0-9_)\]]) dot (?=(?:{'|'.join(_ATTRIBUTES)})\b)")
+
+
+def spoken_forms(text: str) -> str:
+    """Numbers and attribute access as voice-to-text writes them, in written form.
+
+    "twenty seven" / "twenty-seven" -> ``27``; "zero point five" -> ``0.5``, "four point oh"
+    -> ``4.0`` (at most three digits after "point"); "x dot grad" -> ``x.grad`` when the word
+    after "dot" is a tensor attribute or torch name (:data:`_ATTRIBUTES`; "dot product" is
+    left alone). A new user's dictated answers (fresh24: "returns twenty seven and x dot grad
+    stays none" on EC11) were not read as stating 27, 0.5 or ``x.grad``.
+
+    Args:
+        text: lower-case normalised text.
+    """
+    if "ty" in text:
+        text = _COMPOUND.sub(
+            lambda m: str(_SPOKEN_VALUE[m.group(1)] + _UNIT_WORDS.index(m.group(2)) + 1), text
+        )
+    if " point " in text:
+        text = _POINT.sub(
+            lambda m: (
+                (m.group(1) if m.group(1).isdigit() else str(_SPOKEN_VALUE[m.group(1)]))
+                + "."
+                + "".join(d if d.isdigit() else _SPOKEN_DIGIT[d] for d in m.group(2).split(" "))
+            ),
+            text,
+        )
+    if " dot " in text:
+        text = _SPOKEN_DOT.sub(".", text)
+    return text
+
+
 def normalize(text: str) -> str:
     """Canonical form of a learner's answer, ready for the tokenizer.
 
@@ -447,4 +502,7 @@ def normalize(text: str) -> str:
         "\n" in out and _LINE_MARKER_HINT.search(out)
     ):
         out = _LINE_MARKERS.sub("", out)
-    return out.lower()[:MAX_NORMALIZED_CHARS]
+    out = out.lower()[:MAX_NORMALIZED_CHARS]
+    if " point " in out or " dot " in out or "ty" in out:
+        out = spoken_forms(out)
+    return out

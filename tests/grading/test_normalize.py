@@ -217,3 +217,21 @@ def test_only_the_sentence_a_retraction_ends_is_taken_back() -> None:
 )
 def test_text_without_a_self_correction_is_kept_whole(text: str) -> None:
     assert drop_retracted(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("returns twenty seven and x dot grad stays none", "returns 27 and x.grad stays none"),
+        ("twenty-seven", "27"),
+        ("zero point five and zero point five", "0.5 and 0.5"),
+        ("four point oh", "4.0"),
+        ("call y dot backward twice", "call y.backward twice"),
+        # left alone: no number around "point", no attribute after "dot"
+        ("at this point two tensors share it", "at this point two tensors share it"),
+        ("the dot product of two vectors", "the dot product of two vectors"),
+    ],
+)
+def test_dictated_numbers_and_attributes_are_read_as_written(text: str, written: str) -> None:
+    """fresh24: voice-to-text answers ("twenty seven", "x dot grad") stated no value."""
+    assert normalize(text) == written
