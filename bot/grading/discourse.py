@@ -789,8 +789,8 @@ def may_retract(stream: TokenStream) -> bool:
 
     A ``no`` counts after a clause break, a sentence end or "oh"/"hmm"/"actually"/"wait",
     when a break, a sentence end or a new clause's first word follows it ("no idea", "because
-    no op created it" do not count); "wait", "nvm", "scratch that" and "never mind" always
-    count. Necessary, not sufficient: the text search decides.
+    no op created it" do not count), and "no actually" anywhere; "wait", "nvm", "scratch that"
+    and "never mind" always count. Necessary, not sufficient: the text search decides.
     """
     vocab = stream.vocab
     if RETRACTION_VOCAB.isdisjoint(vocab):
@@ -818,4 +818,6 @@ def may_retract(stream: TokenStream) -> bool:
             and (brk[i + 1] or sent[i + 1] != sent[i] or surf[i + 1] in _AFTER_NO)
         ):
             return True
+        elif i > 0 and i + 1 < n and surf[i + 1] == "actually" and sent[i + 1] == sent[i]:
+            return True  # dictated, unpunctuated: "its 27 too no actually its none"
     return False

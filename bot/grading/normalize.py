@@ -260,6 +260,7 @@ _RETRACTION = re.compile(
     r"(?:"
     rf"(?:\.\.\.|[,.;:!?-])\s*(?:but\s+)?{_NO}[\s,.!]*{_FILLER}\b"
     rf"|,\s*but\s+{_NO}\s*,"
+    rf"|(?<=\w ){_NO} (?:wait|actually)\b"
     rf"|\b(?:oh|hmm+)[\s,.]*(?:{_NO_AS_RETRACTION}|wait\b)"
     rf"|\bwait[\s,.!]*(?:{_NO}|actually)\b"
     r"|\bscratch that\b|\bnever ?mind\b|\bnvm\b"
@@ -275,7 +276,12 @@ retraction word after a trailing-off (``...``) or punctuation, or after an inter
 After a guess ending in ``?`` ("lr too big? no, it never gets that far") only the guess
 goes: the ``no`` may be the answer to a yes/no prompt. "No idea" and "no gradient" are not
 retractions (a ``no`` counts only before punctuation or a new clause's first word), nor is
-"but no grad_fn" (a "but no" counts between commas or before a filler)."""
+"but no grad_fn" (a "but no" counts between commas or before a filler). Dictated answers
+have no punctuation: "four no wait it adds every time so eight" (dev21) takes the four back,
+as "no wait" and "no actually" do anywhere."""
+
+_JOINT = re.compile(r"\b(?:and|but|so|then|because)\b")
+"""Words that join the clauses of a run-on sentence (:func:`drop_retracted`)."""
 
 MIN_RETRACTED_CHARS = 1
 """Letters or digits that must precede a retraction in its sentence for it to take anything
@@ -388,6 +394,11 @@ def drop_retracted(text: str) -> str:
                 # "it overwrites. hmm actually no, ...": the retraction's own sentence holds
                 # only its interjection, so what it takes back is the sentence before
                 begin = _sentence_start(head[:begin].rstrip(" .!?,;:-"))
+            if text[match.start()] == "n":
+                # unpunctuated ("27 and then x.grad is 27 too no actually its none"): a run-on
+                # sentence, so only its last clause is taken back
+                for joint in _JOINT.finditer(head, begin):
+                    begin = joint.end()
             if sum(c.isalnum() for c in head[begin:]) >= MIN_RETRACTED_CHARS:
                 cut = (begin, match.end())
         if cut is None:
@@ -418,6 +429,7 @@ _ATTRIBUTES: Final = (
     "grad_fn", "is_leaf", "retain_grad", "item", "numpy", "step", "mul_", "add_", "clone",
     "register_hook", "retain_graph", "no_grad", "autograd", "sum", "mean",
 )  # fmt: skip
+_GRADE = re.compile(r"\bgrade(s?)\b")
 _SPOKEN_DOT = re.compile(rf"(?<=[a-z0-9_)\]]) dot (?=(?:{'|'.join(_ATTRIBUTES)})\b)")
 
 
@@ -425,10 +437,12 @@ def spoken_forms(text: str) -> str:
     """Numbers and attribute access as voice-to-text writes them, in written form.
 
     "twenty seven" / "twenty-seven" -> ``27``; "zero point five" -> ``0.5``, "four point oh"
-    -> ``4.0`` (at most three digits after "point"); "x dot grad" -> ``x.grad`` when the word
-    after "dot" is a tensor attribute or torch name (:data:`_ATTRIBUTES`; "dot product" is
-    left alone). A new user's dictated answers (fresh24: "returns twenty seven and x dot grad
-    stays none" on EC11) were not read as stating 27, 0.5 or ``x.grad``.
+    -> ``4.0`` (at most three digits after "point"); "grade(s)", the dictation's homophone,
+    -> "grad(s)" (dev21: "x dot grade", "a grade function"; in an answer about autograd a
+    school grade is not meant); "x dot grad" -> ``x.grad`` when the word after "dot" is a
+    tensor attribute or torch name (:data:`_ATTRIBUTES`; "dot product" is left alone). A
+    new user's dictated answers (fresh24: "returns twenty seven and x dot grad stays none" on
+    EC11) were not read as stating 27, 0.5 or ``x.grad``.
 
     Args:
         text: lower-case normalised text.
@@ -446,6 +460,8 @@ def spoken_forms(text: str) -> str:
             ),
             text,
         )
+    if "grade" in text:
+        text = _GRADE.sub(r"grad\1", text)
     if " dot " in text:
         text = _SPOKEN_DOT.sub(".", text)
     return text
@@ -503,6 +519,6 @@ def normalize(text: str) -> str:
     ):
         out = _LINE_MARKERS.sub("", out)
     out = out.lower()[:MAX_NORMALIZED_CHARS]
-    if " point " in out or " dot " in out or "ty" in out:
+    if " point " in out or " dot " in out or "ty" in out or "grade" in out:
         out = spoken_forms(out)
     return out

@@ -181,6 +181,7 @@ def test_powers_written_with_double_stars_are_not_bold() -> None:
         ("false - no, wait, true", "true"),
         ("it reuses one graph, but no, a new one is built each pass", "a new one is built"),
         ("it replaces it, but no, actually it adds up", "it adds up"),
+        ("four no wait it adds every time so eight", "it adds every time"),
     ],
 )
 def test_a_self_correction_keeps_what_the_learner_ends_up_saying(text: str, kept: str) -> None:
@@ -227,6 +228,7 @@ def test_text_without_a_self_correction_is_kept_whole(text: str) -> None:
         ("zero point five and zero point five", "0.5 and 0.5"),
         ("four point oh", "4.0"),
         ("call y dot backward twice", "call y.backward twice"),
+        ("x dot grade stays none, no grade function", "x.grad stays none, no grad function"),
         # left alone: no number around "point", no attribute after "dot"
         ("at this point two tensors share it", "at this point two tensors share it"),
         ("the dot product of two vectors", "the dot product of two vectors"),
@@ -235,3 +237,11 @@ def test_text_without_a_self_correction_is_kept_whole(text: str) -> None:
 def test_dictated_numbers_and_attributes_are_read_as_written(text: str, written: str) -> None:
     """fresh24: voice-to-text answers ("twenty seven", "x dot grad") stated no value."""
     assert normalize(text) == written
+
+
+def test_an_unpunctuated_retraction_takes_back_only_the_last_clause() -> None:
+    """dev21 473: a dictated run-on keeps the right value said before the taken-back clause."""
+    kept = drop_retracted("27 and then x.grad is 27 too no actually its none because")
+    assert kept.startswith("27 and")
+    assert "x.grad is 27" not in kept
+    assert "its none" in kept
