@@ -618,9 +618,12 @@ def _separating_slashes(stream: TokenStream, start: int) -> frozenset[int]:
     )
 
 
-_CALL_WITH_ARGUMENTS: Final = re.compile(r"[A-Za-z_][\w.]*\([^()]*(?:=|\b\d)[^()]*\)")
-"""A call that sets something, name and paren adjacent, with a keyword argument or a number
-among its arguments: ``torch.arange(4.0, requires_grad=True)``, ``y.backward(gradient=v)``.
+_CALL_WITH_ARGUMENTS: Final = re.compile(
+    r"[A-Za-z_][\w.]*\([^()]*(?:(?:=|\b\d)[^()]*\)|[A-Za-z_][\w.]*\()"
+)
+"""A call that sets something, name and paren adjacent, with a keyword argument, a number or
+a call among its arguments: ``torch.arange(4.0, requires_grad=True)``,
+``y.backward(gradient=v)``, ``y.backward(torch.ones_like(y))`` (fresh24, TF2).
 Not an empty call (``zero_grad()``), prose in parentheses ("grads (sorry)"), nor a call on
 names only: "autograd.grad(loss, x) backward x.grad tuple" (eval-adv, marked incorrect)
 names its terms."""

@@ -452,6 +452,7 @@ def test_a_preposition_relates_words_so_they_are_not_a_keyword_list() -> None:
     [
         ("torch.arange(4.0, requires_grad=True)", True),
         ("y.backward(gradient=torch.ones(3))", True),
+        ("False. y.backward(torch.ones_like(y))", True),  # a call as the argument (fresh24)
         ("no_grad() grad_fn requires_grad zero_grad()", False),  # empty calls
         ("autograd.grad(loss, x) backward x.grad tuple", False),  # names only (eval-adv)
         ("grads accumulate (sorry for typos)", False),
