@@ -17,8 +17,9 @@ Errors: ``blank_line`` (nothing on the line), ``invalid_json`` (also a line whos
 objects nest past about 1,000 levels: ``nested too deeply``), ``invalid_request``
 (missing/ill-typed fields; ``verdict`` is ``true``, ``false`` or ``null``, never ``1`` or
 ``"true"``), ``unknown_item``, ``empty_answer`` (a text that is empty after
-normalisation: blank, or only markup such as a lone code fence; ``--text`` and ``tutor play``
-and Discord refuse it with the same words), ``answer_too_long`` (over 4,000 characters).
+normalisation: blank, or only markup such as a lone code fence, ``****`` or ``<b></b>``;
+``--text``, ``tutor play`` and Discord refuse it with the same words), ``answer_too_long``
+(over 4,000 characters).
 A line holding a byte that is not UTF-8, anywhere (JSON text is UTF-8: RFC 8259 section
 8.1), is an ``invalid_json`` naming its first such byte, ``not UTF-8 (byte 0xff at position
 0)``, whether or not the rest would parse: a bad byte is never graded as U+FFFD.
