@@ -18,7 +18,7 @@ import logging
 import random
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bot.content.loader import Bank
 from bot.content.models import Item, Kind
@@ -63,7 +63,9 @@ class QuizFilter(BaseModel):
 
     Attributes:
         kind: the kind of question.
-        topic: a tag (``leaf-tensor``, ``grad-accumulation``...).
+        topic: a tag (``leaf-tensor``, ``grad-accumulation``...), in any case: tags are
+            lower-case slugs, so ``ABS`` is ``abs`` (every front end builds this filter:
+            ``tutor play``'s prompt and script, Discord's ``/quiz topic``).
         difficulty: 1 (easiest) to 3.
     """
 
@@ -72,6 +74,11 @@ class QuizFilter(BaseModel):
     kind: Kind | None = None
     topic: str | None = Field(None, min_length=1, max_length=48)
     difficulty: int | None = Field(None, ge=1, le=3)
+
+    @field_validator("topic")
+    @classmethod
+    def _lower_case(cls, topic: str | None) -> str | None:
+        return None if topic is None else topic.lower()
 
 
 def matching_items(bank: Bank, filters: QuizFilter) -> list[Item]:

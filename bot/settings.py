@@ -665,6 +665,39 @@ class TutorSettings(TutorBaseSettings):
         return timedelta(minutes=self.drop_grace_minutes)
 
 
+class SyncSettings(TutorBaseSettings):
+    """Only what ``tutor bot --sync`` uses: the token, the guild to sync to and the log
+    level (environment, then ``.env``). Uploading the slash commands opens no database,
+    starts no sandbox and reads no pack (no command's definition depends on the bank: the
+    topic option autocompletes at run time), so a bad ``TUTOR_DATABASE_PATH`` or
+    ``TUTOR_CONTENT_DIR`` never stops it (fresh24 #3).
+
+    Attributes:
+        discord_token, dev_guild_id, log_level: as in :class:`TutorSettings`.
+    """
+
+    model_config = TUTOR_ENV
+
+    discord_token: SecretStr | None = Field(None, description="The bot token.")
+    dev_guild_id: int | None = Field(None, gt=0, description="Guild to sync commands to.")
+    log_level: LogLevel = "INFO"
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _log_level_any_case(cls, value: object) -> object:
+        return value.strip().upper() if isinstance(value, str) else value
+
+    def bot_settings(self) -> TutorSettings:
+        """These values in a :class:`TutorSettings` whose other fields are their defaults,
+        unvalidated (``model_construct``): the services built for a sync never open the
+        database or read the content directory those defaults name."""
+        return TutorSettings.model_construct(
+            discord_token=self.discord_token,
+            dev_guild_id=self.dev_guild_id,
+            log_level=self.log_level,
+        )
+
+
 class ContentSettings(TutorBaseSettings):
     """Only ``TUTOR_CONTENT_DIR`` (environment, then ``.env``), for the ``tutor content``
     and ``tutor grade`` defaults: they read the same packs as ``tutor play`` and ``tutor

@@ -309,3 +309,40 @@ def test_tutor_health_exits_0_when_every_check_passes(
     settings = _settings(tmp_path)
     _writer(settings, True, datetime.now(UTC)).beat()
     assert main(["health", "--check", "database", "--check", "heartbeat"]) == 0
+
+
+def test_tutor_health_db_names_the_database_to_check_over_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--db`` as ``tutor play`` and ``tutor stats`` take it (fresh24 finding 7)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TUTOR_DATABASE_PATH", str(tmp_path / "missing.db"))
+    good = _tutor_database(tmp_path / "good.db")
+    assert main(["health", "--check", "database", "--db", str(good)]) == 0
+    assert capsys.readouterr().out.startswith("ok   database:")
+    assert main(["health", "--check", "database", "--db", str(tmp_path / "none.db")]) == 1
+    assert f"no database file at {tmp_path / 'none.db'}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("db", "said"),
+    [
+        ("", "tutor health: --db: the path is empty"),
+        (".", "is a directory, not a progress database"),
+        ("gone/x.db", "tutor health: --db: the directory 'gone' does not exist"),
+    ],
+)
+def test_tutor_health_refuses_a_bad_db_naming_the_flag_as_stats_does(
+    db: str,
+    said: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["health", "--check", "database", "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert said in err
+    assert "--db:" in err
+    assert main(["stats", "--db", db]) == 2
+    assert said.replace("tutor health", "tutor stats") in capsys.readouterr().err

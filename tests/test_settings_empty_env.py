@@ -19,7 +19,13 @@ from pydantic_settings import BaseSettings, SettingsError
 
 from bot.cli import main
 from bot.progress.settings import ProgressSettings
-from bot.settings import ContentSettings, PlayLearnerSettings, TutorBaseSettings, TutorSettings
+from bot.settings import (
+    ContentSettings,
+    PlayLearnerSettings,
+    SyncSettings,
+    TutorBaseSettings,
+    TutorSettings,
+)
 from sandbox.settings import SandboxSettings, sandbox_environment
 from tests.cli.test_empty_paths import EMPTY_VARIABLE_DEFAULT, stats_error
 from tests.progress.conftest import ALICE
@@ -29,6 +35,7 @@ SETTINGS_CLASSES = [
     ProgressSettings,
     PlayLearnerSettings,
     ContentSettings,
+    SyncSettings,
     SandboxSettings,
 ]
 """Every ``TUTOR_*`` settings class (checked against the code below)."""

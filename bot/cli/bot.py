@@ -5,7 +5,10 @@ Builds the settings (environment and ``.env``, prefix ``TUTOR_``), opens the ser
 or a local one started here), builds the bot over them and runs it. ``--sync`` uploads the
 slash commands instead (to ``TUTOR_DEV_GUILD_ID`` when set, else globally) and exits: it
 needs only the token and the command definitions (:func:`bot.services.command_services`),
-so it opens no database and starts no sandbox. A normal start never syncs. Every failure to
+so it opens no database, starts no sandbox and reads no pack, and reads only
+``TUTOR_DISCORD_TOKEN``, ``TUTOR_DEV_GUILD_ID`` and ``TUTOR_LOG_LEVEL``
+(:class:`bot.settings.SyncSettings`): a bad database path or content directory cannot stop
+it. A normal start never syncs. Every failure to
 start ends with one line saying what and where (a local sandbox's also with its last log
 lines), and exit status 1 (2 for bad settings, ``TUTOR_SANDBOX_*`` ones included).
 
@@ -22,11 +25,11 @@ import logging
 import signal
 import sqlite3
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.content.loader import ContentErrors
 from bot.health import GatewayState, HeartbeatWriter, heartbeat_path
-from bot.settings import TutorSettings
+from bot.settings import SyncSettings, TutorSettings
 from sandbox.errors import SandboxError, SandboxStartFailed
 
 if TYPE_CHECKING:
@@ -46,14 +49,17 @@ def register(sub: Any) -> None:
     parser.set_defaults(handler=cmd_bot)
 
 
-def load_settings() -> TutorSettings | None:
+_S = TypeVar("_S", TutorSettings, SyncSettings)
+
+
+def load_settings(cls: type[_S]) -> _S | None:
     """The settings, or None after printing each problem as ``tutor bot: TUTOR_FIELD:
     message`` (:func:`bot.cli.settings_check.read_settings`); a token that is missing or
     only spaces is one line with the same ``tutor bot:`` prefix (fresh22 #12: it had
     none)."""
     from bot.cli.settings_check import read_settings
 
-    settings = read_settings(TutorSettings, "tutor bot")
+    settings = read_settings(cls, "tutor bot")
     if settings is None:
         return None
     if settings.discord_token is None:
@@ -159,7 +165,10 @@ async def _main(settings: TutorSettings, *, sync: bool) -> int:
     from bot.services import command_services, open_services
 
     if sync:  # uploading the commands needs the token and their definitions, nothing else
-        return await run_bot(await command_services(settings), sync=True)
+        from bot.content.loader import Bank
+
+        # no definition depends on the bank (topic autocompletes at run time): none is read
+        return await run_bot(await command_services(settings, bank=Bank(packs=[])), sync=True)
     async with open_services(settings) as services:
         return await run_bot(services, sync=False)
 
@@ -171,9 +180,18 @@ def cmd_bot(args: argparse.Namespace) -> int:
         0 after a clean stop; 2 on bad settings; 1 when the content, the database, the
         sandbox or Discord stops the start (one line on stderr says which and why).
     """
-    settings = load_settings()
-    if settings is None:
-        return 2
+    if args.sync:
+        # only the token, the guild and the log level: no database, pack or sandbox setting
+        # can stop a sync (fresh24 #3)
+        synced = load_settings(SyncSettings)
+        if synced is None:
+            return 2
+        settings = synced.bot_settings()
+    else:
+        loaded = load_settings(TutorSettings)
+        if loaded is None:
+            return 2
+        settings = loaded
     if not args.sync and settings.sandbox_endpoint.kind == "local":
         from bot.cli.sandbox import bad_sandbox_settings
 

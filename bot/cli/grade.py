@@ -7,9 +7,12 @@ the input's 1-based ``line``::
     in:  {"item_id": "TF3", "verdict": false, "text": "nope, grads pile up"}
     out: {"item_id": "TF3", "score": 0.85, "label": "correct", ..., "line": 1}
 
-Fields other than ``item_id``/``verdict``/``text`` are ignored (an evaluation set may carry
-its labels). A line that cannot be graded gives an error object instead of a result, and
-the run goes on::
+Besides ``item_id``/``verdict``/``text`` a line may carry a marked set's own fields
+(``label``, ``style``, ``opposite_claim``, ``line``: :class:`bot.grading.evaluation.MarkedAnswer`),
+which are ignored, so an evaluation set can be piped in as it is; any other key is an
+``invalid_request`` naming it (``"verdit"`` for ``"verdict"`` was graded with no verdict).
+A line that cannot be graded gives an error object instead of a result, and the run goes
+on::
 
     {"line": 3, "item_id": "TF99", "error": "unknown_item", "message": "unknown item id 'TF99'"}
 
@@ -17,8 +20,9 @@ Errors: ``blank_line`` (nothing on the line), ``invalid_json`` (also a line whos
 objects nest past about 1,000 levels: ``nested too deeply``), ``invalid_request``
 (missing/ill-typed fields; ``verdict`` is ``true``, ``false`` or ``null``, never ``1`` or
 ``"true"``), ``unknown_item``, ``empty_answer`` (a text that is empty after
-normalisation: blank, or only markup such as a lone code fence; ``--text`` and ``tutor play``
-and Discord refuse it with the same words), ``answer_too_long`` (over 4,000 characters).
+normalisation: blank, or only markup such as a lone code fence, ``****`` or ``<b></b>``;
+``--text``, ``tutor play`` and Discord refuse it with the same words), ``answer_too_long``
+(over 4,000 characters).
 A line holding a byte that is not UTF-8, anywhere (JSON text is UTF-8: RFC 8259 section
 8.1), is an ``invalid_json`` naming its first such byte, ``not UTF-8 (byte 0xff at position
 0)``, whether or not the rest would parse: a bad byte is never graded as U+FFFD.
@@ -40,7 +44,7 @@ import argparse
 import io
 import sys
 from collections.abc import Iterable
-from typing import Any, Literal, TextIO
+from typing import Any, Final, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
@@ -79,6 +83,12 @@ class GradeRequest(BaseModel):
     item_id: str
     verdict: StrictBool | None = None
     text: str
+
+
+MARKED_SET_KEYS: Final = frozenset({"label", "style", "opposite_claim", "line"})
+"""Keys of a marked answer set (:class:`~bot.grading.evaluation.MarkedAnswer`) that a
+``--jsonl`` line may carry and that are ignored; any other key but the request's is refused."""
+REQUEST_KEYS: Final = ("item_id", "verdict", "text")
 
 
 GradeLineErrorKind = Literal[
@@ -207,6 +217,15 @@ def grade_line(
         return _error(number, None, "invalid_request", message)
     item_id = data.get("item_id")
     item_id = item_id if isinstance(item_id, str) else None
+    unknown = [key for key in data if key not in REQUEST_KEYS and key not in MARKED_SET_KEYS]
+    if unknown:
+        names = ", ".join(repr(key) for key in unknown)
+        message = (
+            f"unknown key{'s' if len(unknown) > 1 else ''} {names}: a line holds "
+            f"{', '.join(REQUEST_KEYS)} (and may carry a marked set's "
+            f"{', '.join(sorted(MARKED_SET_KEYS))})"
+        )
+        return _error(number, item_id, "invalid_request", message)
     text = data.get("text")
     if isinstance(text, str) and len(text) > MAX_ANSWER_CHARS:
         return _error(number, item_id, "answer_too_long", str(AnswerTooLong(len(text))))

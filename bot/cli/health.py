@@ -1,13 +1,16 @@
 """``tutor health``: exit 0 when the tutor is healthy, 1 otherwise (Docker healthchecks).
 
-``tutor health`` checks the database and the sandbox; ``--check NAME`` (repeatable) picks
-checks from ``database``, ``sandbox`` and ``heartbeat`` (the running bot's heartbeat file,
-see :mod:`bot.health`). With ``TUTOR_SANDBOX_ADDRESS=local`` (the default) the sandbox check
-starts a worker, asks it and stops it (about 10 s: it loads torch), so a bad
-``TUTOR_SANDBOX_*`` value exits 2 first, naming the variable (or ``--sandbox``, when the
-flag gave the bad address; ``--sandbox off``, which ``tutor play`` accepts, is refused here:
-there is no worker to check, and ``--check database`` leaves the sandbox out). One line per check
-(``ok   sandbox: ...`` / ``FAIL ...``), or the results as JSON with ``--json``.
+``tutor health`` checks the database and the sandbox; ``--db PATH`` names the database to
+check, as for ``tutor play`` and ``tutor stats`` (else ``TUTOR_DATABASE_PATH``, else
+``data/tutor.db``; an empty or directory ``--db`` exits 2 naming the flag); ``--check
+NAME`` (repeatable) picks checks from ``database``, ``sandbox`` and ``heartbeat`` (the
+running bot's heartbeat file, see :mod:`bot.health`). With ``TUTOR_SANDBOX_ADDRESS=local``
+(the default) the sandbox check starts a worker, asks it and stops it (about 10 s: it loads
+torch), so a bad ``TUTOR_SANDBOX_*`` value exits 2 first, naming the variable (or
+``--sandbox``, when the flag gave the bad address; ``--sandbox off``, which ``tutor play``
+accepts, is refused here: there is no worker to check, and ``--check database`` leaves the
+sandbox out). One line per check (``ok   sandbox: ...`` / ``FAIL ...``), or the results as
+JSON with ``--json``.
 """
 
 from __future__ import annotations
@@ -54,6 +57,13 @@ def register(sub: Any) -> None:
         help="a check to run (repeatable; default: database and sandbox)",
     )
     health.add_argument(
+        "--db",
+        type=str,  # not Path: Path("") is ".", and an empty --db must be refused as empty
+        default=None,
+        metavar="PATH",
+        help="the SQLite file to check (default: $TUTOR_DATABASE_PATH or data/tutor.db)",
+    )
+    health.add_argument(
         "--sandbox",
         default=None,
         metavar="ADDRESS",
@@ -83,9 +93,14 @@ def cmd_health(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    overrides = {"sandbox_address": args.sandbox} if args.sandbox else {}
+    overrides: dict[str, object] = {"sandbox_address": args.sandbox} if args.sandbox else {}
+    if args.db is not None:
+        overrides["database_path"] = args.db
     settings = read_settings(
-        TutorSettings, "tutor health", overrides, flags={"sandbox_address": "--sandbox"}
+        TutorSettings,
+        "tutor health",
+        overrides,
+        flags={"sandbox_address": "--sandbox", "database_path": "--db"},
     )
     if settings is None:
         return 2

@@ -22,6 +22,7 @@ S = TypeVar("S", bound=BaseSettings)
 SETTINGS_READ: Final[dict[str, str]] = {
     "play, health, bot": "every front-end one (bot.settings.TutorSettings); the worker's "
     "TUTOR_SANDBOX_* ones too when they start a local worker",
+    "bot --sync": "TUTOR_DISCORD_TOKEN, TUTOR_DEV_GUILD_ID and TUTOR_LOG_LEVEL only",
     "stats": "TUTOR_DATABASE_PATH, TUTOR_ANSWER_RETENTION_DAYS, TUTOR_DB_*, TUTOR_CONTENT_DIR"
     " and, without --learner, TUTOR_PLAY_LEARNER_ID",
     "content, grade": "TUTOR_CONTENT_DIR only (content verify: TUTOR_SANDBOX_* too)",

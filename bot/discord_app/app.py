@@ -69,7 +69,10 @@ class TutorBot(commands.Bot):
         self.add_dynamic_items(*DYNAMIC_ITEMS, *GRAPH_ITEMS)
         if self.run_scheduler:
             self.scheduler.start()
-        log.info("bot ready to log in: %d items in the bank", len(self.services.bank))
+        if len(self.services.bank):
+            log.info("bot ready to log in: %d items in the bank", len(self.services.bank))
+        else:  # tutor bot --sync reads no bank: the commands' definitions do not need it
+            log.info("bot ready to log in: no question bank read (syncing the commands)")
 
     async def close(self) -> None:
         """Stop the drop loop, then disconnect."""

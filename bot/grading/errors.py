@@ -39,7 +39,8 @@ class AnswerTooLong(GradingError):
 
 class EmptyAnswer(GradingError):
     """The learner's text is empty after normalisation (:func:`bot.grading.normalize.normalize`):
-    blank, only whitespace, or only markup such as a lone code fence (a paste fragment).
+    blank, only whitespace, or only markup such as a lone code fence (a paste fragment),
+    ``****``, ``||  ||`` or ``<b></b>`` (:func:`bot.grading.normalize.is_markup_only`).
 
     Every front end refuses it with these words before anything is graded or recorded.
     """

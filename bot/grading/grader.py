@@ -41,7 +41,7 @@ from bot.grading.lexicon import known_words
 from bot.grading.matching import FUZZY, CompiledRule, Compiler, Matcher, RuleHits, Span
 from bot.grading.models import MAX_ANSWER_CHARS, GradeResult, Response
 from bot.grading.negation import scope
-from bot.grading.normalize import drop_retracted, normalize
+from bot.grading.normalize import drop_retracted, is_markup_only, normalize
 from bot.grading.scoring import (
     GIST_MAX_TOKENS,
     ConceptOutcome,
@@ -603,13 +603,14 @@ class Grader:
             UnknownItem: no such item.
             AnswerTooLong: ``text`` is over 4,000 characters.
             EmptyAnswer: ``text`` is empty after normalisation (blank, or only markup such
-                as a lone code fence): the one check every front end relies on.
+                as a lone code fence, ``****``, ``||  ||`` or ``<b></b>``): the one check
+                every front end relies on.
         """
         if item_id not in self._source:
             raise UnknownItem(item_id)
         if len(text) > MAX_ANSWER_CHARS:
             raise AnswerTooLong(len(text))
-        if not normalize(text).strip():
+        if is_markup_only(normalize(text)):
             raise EmptyAnswer()
         return Response(item_id=item_id, verdict=verdict, text=text)
 

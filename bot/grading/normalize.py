@@ -522,3 +522,21 @@ def normalize(text: str) -> str:
     if " point " in out or " dot " in out or "ty" in out or "grade" in out:
         out = spoken_forms(out)
     return out
+
+
+_MARKUP_ONLY = re.compile(r"(?:\s++|[*_|#>~`+\-]++|</?[a-z][\w-]*+(?:\s[^<>]*+)?/?>)*+")
+"""Whitespace, markdown markers (emphasis ``*``/``_``, spoiler ``||``, strike ``~~``, code
+backticks, heading ``#``, quote ``>``, bullet ``-``/``*``/``+``) and HTML-like tags (``<b>``,
+``</i>``, ``<br/>``), in any mix; a text made only of these has no word to grade."""
+
+
+def is_markup_only(normalized: str) -> bool:
+    """Whether a normalised text holds nothing but markup and whitespace.
+
+    :func:`normalize` keeps an emphasis marker that encloses nothing (``**``, ``** **``,
+    ``||  ||``) and never strips HTML-like tags, so an answer such as ``****`` or
+    ``<b></b>`` survives it; this is the check that says such an answer is empty (the
+    grader refuses it as :class:`~bot.grading.errors.EmptyAnswer`). A text with any other
+    character (a letter, a digit, ``?``, ``<`` in ``x<y``) is not markup only.
+    """
+    return _MARKUP_ONLY.fullmatch(normalized) is not None

@@ -149,8 +149,55 @@ def test_a_broken_pack_is_named_with_the_command_prefix(
     (packs / "broken.yaml").write_text("items: [\n", encoding="utf-8")
     monkeypatch.setenv("TUTOR_CONTENT_DIR", str(packs))
     monkeypatch.setattr("bot.services.sandbox_runner", _no_sandbox)
-    assert main(["bot", "--sync"]) == 1
+    assert main(["bot"]) == 1  # the bank is read before the sandbox starts
     lines = capsys.readouterr().err.strip().splitlines()
     assert lines
     assert all(line.startswith("tutor bot: ") for line in lines), lines
     assert any("broken.yaml" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("TUTOR_DATABASE_PATH", "/nonexistent/x.db"),
+        ("TUTOR_DATABASE_PATH", "."),
+        ("TUTOR_CONTENT_DIR", "/nonexistent"),
+        ("TUTOR_DROP_TICK_S", "-1"),
+    ],
+)
+def test_sync_needs_no_database_content_or_other_setting(
+    variable: str,
+    value: str,
+    bot_env: Path,
+    offline_discord: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """fresh24 #3: the README says sync needs only the token, yet a bad database path
+    stopped it with exit 2 and a bad content directory with exit 1. No command's definition
+    depends on the bank (topics autocomplete at run time), so neither is read."""
+    monkeypatch.setenv(variable, value)
+    monkeypatch.setattr("bot.services.sandbox_runner", _no_sandbox)
+    monkeypatch.setattr("bot.services.load_bank", _no_bank)
+    assert main(["bot", "--sync"]) == 0
+    assert offline_discord == ["token-for-the-test"]
+    assert "/quiz" in capsys.readouterr().out
+    assert not bot_env.parent.exists()
+
+
+def _no_bank(*args: object, **kwargs: object) -> Any:
+    raise AssertionError("tutor bot --sync read the question bank")
+
+
+def test_sync_still_syncs_to_the_dev_guild_and_refuses_a_bad_one(
+    bot_env: Path,
+    offline_discord: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("TUTOR_DEV_GUILD_ID", "1234")
+    assert main(["bot", "--sync"]) == 0
+    assert "to guild 1234" in capsys.readouterr().out
+    monkeypatch.setenv("TUTOR_DEV_GUILD_ID", "-5")
+    assert main(["bot", "--sync"]) == 2
+    assert capsys.readouterr().err.startswith("tutor bot: TUTOR_DEV_GUILD_ID: ")

@@ -231,3 +231,21 @@ def test_jsonl_with_an_item_or_a_text_names_only_what_was_given(
     assert capsys.readouterr().err == (
         f"tutor grade: --jsonl reads every answer from stdin; drop {dropped}\n"
     )
+
+
+def test_tutor_grade_jsonl_names_an_unknown_key_instead_of_ignoring_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A misspelt ``verdict`` was graded as no verdict, with no word (fresh24 finding 5)."""
+    lines = [
+        '{"item_id":"TF3","verdit":true,"text":"it adds up"}',
+        '{"item_id":"TF3","verdict":false,"text":"grads add up","label":"correct",'
+        '"style":"terse","opposite_claim":false}',
+    ]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
+    assert main(["grade", "--jsonl"]) == 1
+    typo, marked = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert (typo["line"], typo["item_id"], typo["error"]) == (1, "TF3", "invalid_request")
+    assert typo["message"].startswith("unknown key 'verdit': a line holds item_id, verdict, text")
+    assert "error" not in marked
+    assert marked["verdict"] is False

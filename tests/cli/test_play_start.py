@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import logging
 import sqlite3
 from pathlib import Path
@@ -107,3 +108,17 @@ def test_play_names_a_dangling_symlink_standing_where_the_data_directory_goes(
         in capsys.readouterr().err
     )
     assert not (tmp_path / "gone").exists()
+
+
+def test_a_scripted_quiz_takes_a_topic_in_any_case(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``quiz topic=ABS`` was ``unknown_topic``; tags are lower-case slugs (fresh24 #4)."""
+    monkeypatch.setattr(logging.root, "handlers", [])
+    monkeypatch.setenv("TUTOR_CONTENT_DIR", str(CONTENT))
+    monkeypatch.setattr("sys.stdin", io.StringIO("quiz topic=ABS\nquit\n"))
+    args = ["play", "--script", "--json", "--sandbox", "off", "--db", str(tmp_path / "t.db")]
+    assert main(args) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    [question] = [event for event in events if event["event"] == "question"]
+    assert "abs" in question["tags"]

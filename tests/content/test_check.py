@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -265,3 +266,24 @@ def test_an_unclosed_flow_sequence_names_where_it_began_and_its_item() -> None:
     error = _only_error((HERE / "broken" / "invalid_yaml.yaml").read_text(encoding="utf-8"))
     assert error.startswith("mem.yaml:12:15: TF1: invalid YAML: expected ',' or ']'")
     assert error.endswith("reading a flow sequence that began at line 11, column 11")
+
+
+def test_plain_check_of_the_shipped_packs_counts_dead_alternatives_and_exits_0(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """fresh24 #6: plain ``check`` said "ok" while 24 alternatives could never match; the
+    count is in its ``ok:`` line and one stderr line, the list under ``--verbose``."""
+    assert main(["content", "check", str(CONTENT)]) == 0
+    captured = capsys.readouterr()
+    [ok] = captured.out.splitlines()
+    ok_line = r"ok: \d+ items in \d+ pack\(s\) \(.*\); \d+ pattern warning\(s\) on stderr"
+    assert re.fullmatch(ok_line, ok)
+    dead = re.search(
+        r"^warning: (\d+) pattern\(s\) hold an alternative that can never match "
+        r"\(--verbose lists them\)$",
+        captured.err,
+        re.MULTILINE,
+    )
+    assert dead is not None
+    assert int(dead.group(1)) > 0
+    assert "in pattern" not in captured.err  # the alternatives themselves: --verbose only

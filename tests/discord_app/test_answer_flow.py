@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from bot.content.loader import Bank
 from tests.discord_app.harness import Harness
 from tests.discord_app.helpers import attempts_of, custom_ids, field_values, is_ephemeral, labels
@@ -102,12 +104,13 @@ async def test_the_attempt_is_recorded_with_the_button_verdict(harness: Harness)
     assert attempt.label == "correct"
 
 
+@pytest.mark.parametrize("text", ["```python", "****", "||  ||", "<b></b>", "** **"])
 async def test_an_answer_empty_after_normalisation_is_refused_and_not_recorded(
-    harness: Harness,
+    harness: Harness, text: str
 ) -> None:
     question = await _question(harness, "true_false")
     click = await harness.click(question, "tutor:answer:TF1:f:0")
-    submit = await harness.submit(click.modal, "```python")
+    submit = await harness.submit(click.modal, text)
     assert "An empty answer cannot be graded: say why, in a sentence." in json.dumps(
         submit.followups[0].body
     )

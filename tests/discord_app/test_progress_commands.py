@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from tests.discord_app.harness import Harness, Person
 from tests.discord_app.helpers import custom_ids, field_values, is_ephemeral
 
@@ -132,3 +134,14 @@ async def test_review_with_nothing_due_says_come_back(harness: Harness) -> None:
         "Nothing to review right now. Come back tomorrow!"
     )
     assert review.reply["components"] == []
+
+
+async def test_quiz_topic_and_its_autocomplete_take_any_case(harness: Harness) -> None:
+    """fresh24 #4: ``/quiz topic:GRAPH-LIFETIME`` was "no topic called"; tags are lower-case."""
+    quiz = await harness.slash("quiz", topic="Graph-LIFETIME")
+    assert "There is no topic" not in json.dumps(quiz.callback.body)
+    assert quiz.reply["embeds"]
+    done = await harness.autocomplete("quiz", "topic", topic="GRAPH")
+    assert done.callback.body["data"]["choices"] == [
+        {"name": "graph-lifetime", "value": "graph-lifetime"}
+    ]

@@ -74,7 +74,7 @@ def test_jsonl_writes_one_result_per_answer_in_order(grader: Grader) -> None:
     assert {"score", "confidence", "concepts_hit", "misconceptions", "feedback"} <= set(results[0])
 
 
-def test_jsonl_ignores_extra_fields(grader: Grader) -> None:
+def test_jsonl_ignores_a_marked_sets_own_fields(grader: Grader) -> None:
     line = json.dumps({"item_id": "TF3", "verdict": False, "text": "x", "label": "partial"})
     assert "label" in run_jsonl(grader, [line])[0]
 

@@ -186,3 +186,15 @@ def test_the_topic_list_counts_only_items_of_the_chosen_kind_and_difficulty(
     shown = set(re.findall(r"(?<![\w-])([\w-]+) \(\d+\)", listed))
     assert matching <= shown
     assert not shown & set(elsewhere)
+
+
+def test_the_topic_prompt_takes_a_topic_in_any_case(tmp_path: Path, bank: Bank) -> None:
+    """README: menu prompts, the topic prompt included, take any case (fresh24 #4)."""
+    screen = io.StringIO()
+    console = Console(file=screen, width=120, color_system=None, highlight=False)
+    keys = Keys("n\nany\nany\nABS\n/quit\n")
+    with open_play(settings_for(tmp_path), runner=FakeSandboxRunner(bank), bank=bank) as context:
+        session = PlaySession(context.services, LEARNER, words=INTERACTIVE_WORDS)
+        TerminalFrontEnd(context, session, console, stdin=keys).run()
+    assert "no item is tagged" not in screen.getvalue()
+    assert "· abs," in screen.getvalue()  # the question's heading lists its tags
