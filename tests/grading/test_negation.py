@@ -233,6 +233,15 @@ def test_and_before_a_subject_and_modal_starts_a_new_clause() -> None:
     assert "y.grad" in negated_words("it does not touch x.grad and y.grad")
 
 
+def test_and_before_a_subject_and_a_finite_verb_starts_a_new_clause() -> None:
+    """r21b's engine case (dev21 SE12 255): "it's not a leaf and SGD rejects non-leaves"
+    denied the rejection, so a correct reason read as its opposite."""
+    words = negated_words("it is not a leaf and sgd rejects non leaves")
+    assert "leaf" in words
+    assert not {"sgd", "rejects"} & words
+    assert "refuses" not in negated_words("w is not a leaf and the optimizer refuses it")
+
+
 def test_a_substitute_cue_negates_only_its_noun_phrase() -> None:
     words = negated_words(
         "the return value is used in place of the gradient for everything upstream"
