@@ -125,15 +125,10 @@ class CPhrase:
     ``gap``: where the rubric wrote an article-only term that compiling dropped."""
     needs: tuple[frozenset[int], ...] = field(init=False, compare=False, repr=False)
     """The atom sets the phrase needs in an answer (:func:`gate`), computed on creation."""
-    need_masks: tuple[int, ...] = field(init=False, compare=False, repr=False)
-    """:attr:`needs` as atom bit masks (:func:`atom_mask`), in the same order: what the
-    matcher tests."""
 
     def __post_init__(self) -> None:
         sets = {_term_anchors(term) for term in self.terms}
-        needs = tuple(sorted(sets, key=len))
-        object.__setattr__(self, "needs", needs)
-        object.__setattr__(self, "need_masks", tuple(atom_mask(atoms) for atoms in needs))
+        object.__setattr__(self, "needs", tuple(sorted(sets, key=len)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,17 +157,6 @@ Gate = tuple[frozenset[int], ...]
 set's atoms occurs in the answer (one set per phrase term; see :func:`gate`)."""
 
 
-def atom_mask(atoms: Iterable[int]) -> int:
-    """A set of atom ids as one int, bit ``aid`` set for each: the matcher tests a gate with
-    one ``&`` against the answer's mask of present atoms (``present & mask == 0`` exactly
-    when no atom of the set occurs), where ``keys().isdisjoint(atoms)`` was a generic method
-    call and a walk over the set (~850 instructions per gate compiled)."""
-    out = 0
-    for aid in atoms:
-        out |= 1 << aid
-    return out
-
-
 @dataclass(frozen=True, slots=True)
 class CompiledRule:
     """A concept or misconception, compiled: its id, polarity and patterns.
@@ -190,9 +174,6 @@ class CompiledRule:
             (its negated matches then state the rule: "is not recorded" for "stops
             tracking").
         mixed: some pattern is flipped (computed on creation).
-        gate_masks: :attr:`gates` as atom bit masks (:func:`atom_mask`), computed on
-            creation; what the matcher tests.
-        atom_bits: :attr:`atoms` as an atom bit mask, computed on creation.
     """
 
     id: str
@@ -203,17 +184,9 @@ class CompiledRule:
     numbers: bool = False
     flips: tuple[bool, ...] = ()
     mixed: bool = field(init=False, compare=False, repr=False)
-    gate_masks: tuple[tuple[int, ...] | None, ...] = field(init=False, compare=False, repr=False)
-    atom_bits: int = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mixed", any(self.flips))
-        masks = tuple(
-            None if needs is None else tuple(atom_mask(atoms) for atoms in needs)
-            for needs in self.gates
-        )
-        object.__setattr__(self, "gate_masks", masks)
-        object.__setattr__(self, "atom_bits", atom_mask(self.atoms))
 
 
 @dataclass(init=False, slots=True)
@@ -681,7 +654,6 @@ class Matcher:
         word_cache: dict[str, tuple[tuple[int, int], ...]] = compiler.word_cache
         other_cache: dict[str, tuple[tuple[int, int], ...]] = compiler.other_cache
         positions: dict[int, list[Span]] = {}
-        present = 0
         plain = _one_token_spans(n)
         for i in range(n):
             text = surf[i]
@@ -694,13 +666,11 @@ class Matcher:
                 spans = positions.get(aid)
                 if spans is None:
                     positions[aid] = [span]
-                    present |= 1 << aid
                 else:
                     spans.append(span)
         self.positions = positions
         """atom id -> the one-token spans where it matched, in text order."""
-        self._present = present
-        """The atoms that occur in the answer, as a bit mask (:func:`atom_mask`)."""
+        self._present = positions.keys()
         self._memo: dict[int, list[Span]] = {}
         self._classes: bytearray | None = None
 
@@ -732,8 +702,8 @@ class Matcher:
             for sub in term.phrases:
                 spans = memo.get(id(sub))
                 if spans is None:
-                    for mask in sub.need_masks:
-                        if not present & mask:
+                    for atoms in sub.needs:
+                        if present.isdisjoint(atoms):
                             break
                     else:
                         out += self.phrase(sub)
@@ -748,8 +718,8 @@ class Matcher:
         if memo is not None:
             return memo
         present = self._present
-        for mask in phrase.need_masks:
-            if not present & mask:
+        for atoms in phrase.needs:
+            if present.isdisjoint(atoms):
                 self._memo[key] = _NONE
                 return _NONE
         sent = self.stream.sent
@@ -907,7 +877,7 @@ class Matcher:
         """
         present = self._present
         values = self.stream.values
-        if not present & rule.atom_bits and not (rule.numbers and values):
+        if present.isdisjoint(rule.atoms) and not (rule.numbers and values):
             return RuleHits()
         questions = self.stream.questions
         sent = self.stream.sent
@@ -924,7 +894,7 @@ class Matcher:
             return self._mixed_rule(rule, rule.flips)
         # No pattern is flipped below. Indexed loops and a plain gate loop (no zip(), no
         # generator in all()) compile to native code.
-        patterns, gates = rule.patterns, rule.gate_masks
+        patterns, gates = rule.patterns, rule.gates
         for k in range(len(patterns)):
             pattern = patterns[k]
             needs = gates[k]
@@ -934,8 +904,8 @@ class Matcher:
             else:
                 spans = memo.get(id(pattern))
                 if spans is None:
-                    for mask in needs:
-                        if not present & mask:
+                    for atoms in needs:
+                        if present.isdisjoint(atoms):
                             break
                     else:
                         spans = self.spans(pattern)
@@ -1016,11 +986,11 @@ class Matcher:
         present = self._present
         found: list[tuple[Span, bool]] = []
         seen: set[tuple[int, int]] = set()
-        for pattern, needs, flip in zip(rule.patterns, rule.gate_masks, flips, strict=True):
+        for pattern, needs, flip in zip(rule.patterns, rule.gates, flips, strict=True):
             if needs is None:
                 if not values:
                     continue
-            elif any(not present & mask for mask in needs):
+            elif any(present.isdisjoint(atoms) for atoms in needs):
                 continue
             for span in self.spans(pattern):
                 key = (span[0], span[1])
