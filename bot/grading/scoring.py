@@ -610,6 +610,8 @@ def _separating_slashes(stream: TokenStream, start: int) -> frozenset[int]:
     probes, then dev19's "leaf / grad_fn / None / is_leaf"): slash-separated keyword lists
     were read as statements (an operator states something), so three rubric words parted
     by slashes were graded correct."""
+    if "/" not in stream.vocab:
+        return frozenset()  # no slash at all: spares a pass over every token
     surf, kind = stream.surf, stream.kind
     return frozenset(
         i
@@ -669,11 +671,12 @@ def is_keyword_stuffing(
     from bot.grading.lexicon import stem
 
     kinds = stream.kind[start:] if start else stream.kind
-    slashes = _separating_slashes(stream, start) if OP in kinds else frozenset()
+    has_op = OP in kinds  # one generic scan of the kinds, read twice below
+    slashes = _separating_slashes(stream, start) if has_op else frozenset()
     words = len(stream) - start - len(slashes)
     if words < STUFFING_MIN_WORDS:
         return False  # too short
-    if OP in kinds and not all(
+    if has_op and not all(
         stream.kind[i] != OP or _dangling_equals(stream, i) or i in slashes
         for i in range(start, len(stream))
     ):
