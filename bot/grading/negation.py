@@ -193,6 +193,8 @@ HEDGES: Final = frozenset(
 """Words that mark an unsure answer (they lower the grader's confidence, not the score)."""
 
 _ONLY: Final = frozenset({"only", "just", "merely", "simply"})
+_ONLY_FOR: Final = frozenset({"to", "because", "for", "about"})
+"""Words after "not only/just" that give a purpose or reason the sentence grants."""
 _AUX: Final = frozenset(
     {"does", "do", "did", "is", "are", "was", "were", "will", "can", "it", "they", "that",
      "this", "we", "you", "has", "have"}
@@ -826,6 +828,11 @@ def scope(stream: TokenStream) -> Negation:
             continue
         if word == "not" and i + 2 < n and surf[i + 1] in _ONLY and surf[i + 2] in _AUX:
             i += 2  # "not only does it add..." is emphasis, not negation
+            continue
+        if word == "not" and i + 2 < n and surf[i + 1] in _ONLY and surf[i + 2] in _ONLY_FOR:
+            # "not just to skip optimizer updates, requires_grad=False means ..." grants the
+            # reason and adds one (fresh25, WHY6): not a denial of skipping the updates
+            i += 2
             continue
         if word in ("no", "nope", "nah") and is_interjection(stream, i):
             i += 1

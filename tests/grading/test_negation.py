@@ -61,6 +61,7 @@ def test_a_cue_negates_the_word_it_scopes(text: str) -> None:
         "No, it accumulates",
         "Nope it accumulates",
         "not only does it accumulate, it also sums",
+        "not just to accumulate, also to save memory",  # fresh25: grants the reason
         "no doubt it accumulates",
         "I'm not sure but it accumulates",
         "Not true — it accumulates",
