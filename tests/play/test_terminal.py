@@ -111,14 +111,9 @@ def test_an_empty_answer_names_the_interactive_skip(tmp_path: Path, bank: Bank) 
 def test_an_unknown_topic_names_the_interactive_way_to_list_them(
     tmp_path: Path, bank: Bank
 ) -> None:
-    screen = io.StringIO()
-    console = Console(file=screen, width=120, color_system=None, highlight=False)
-    keys = Keys("n\nany\nany\nno-such-topic\n/quit\n")
-    with open_play(settings_for(tmp_path), runner=FakeSandboxRunner(bank), bank=bank) as context:
-        session = PlaySession(context.services, LEARNER, words=INTERACTIVE_WORDS)
-        TerminalFrontEnd(context, session, console, stdin=keys).run()
-    assert "? at the Topic prompt lists them" in screen.getvalue()
-    assert "`topics`" not in screen.getvalue()
+    _, screen = _menus(tmp_path, bank, "n\nany\nany\nno-such-topic\n/quit\n")
+    assert "? at the Topic prompt lists them" in screen
+    assert "`topics`" not in screen
 
 
 def test_stats_name_the_concepts_to_work_on_in_words_and_say_why_points_are_zero(
@@ -190,11 +185,6 @@ def test_the_topic_list_counts_only_items_of_the_chosen_kind_and_difficulty(
 
 def test_the_topic_prompt_takes_a_topic_in_any_case(tmp_path: Path, bank: Bank) -> None:
     """README: menu prompts, the topic prompt included, take any case (fresh24 #4)."""
-    screen = io.StringIO()
-    console = Console(file=screen, width=120, color_system=None, highlight=False)
-    keys = Keys("n\nany\nany\nABS\n/quit\n")
-    with open_play(settings_for(tmp_path), runner=FakeSandboxRunner(bank), bank=bank) as context:
-        session = PlaySession(context.services, LEARNER, words=INTERACTIVE_WORDS)
-        TerminalFrontEnd(context, session, console, stdin=keys).run()
-    assert "no item is tagged" not in screen.getvalue()
-    assert "· abs," in screen.getvalue()  # the question's heading lists its tags
+    _, screen = _menus(tmp_path, bank, "n\nany\nany\nABS\n/quit\n")
+    assert "no item is tagged" not in screen
+    assert "· abs," in screen  # the question's heading lists its tags
