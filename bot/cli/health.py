@@ -22,6 +22,7 @@ import math
 import sys
 from typing import Any
 
+from bot.cli.stats import add_db_argument
 from bot.settings import TutorSettings
 
 
@@ -56,13 +57,7 @@ def register(sub: Any) -> None:
         default=None,
         help="a check to run (repeatable; default: database and sandbox)",
     )
-    health.add_argument(
-        "--db",
-        type=str,  # not Path: Path("") is ".", and an empty --db must be refused as empty
-        default=None,
-        metavar="PATH",
-        help="the SQLite file to check (default: $TUTOR_DATABASE_PATH or data/tutor.db)",
-    )
+    add_db_argument(health, "the SQLite file to check")
     health.add_argument(
         "--sandbox",
         default=None,

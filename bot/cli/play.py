@@ -27,7 +27,7 @@ import sys
 from contextlib import ExitStack
 from typing import Any
 
-from bot.cli.stats import _snowflake
+from bot.cli.stats import _snowflake, add_db_argument
 from bot.settings import LOCAL_SANDBOX, TutorSettings
 
 
@@ -59,13 +59,7 @@ def register(sub: Any) -> None:
         metavar="ID",
         help="learner id to record as (default: $TUTOR_PLAY_LEARNER_ID or 1)",
     )
-    play.add_argument(
-        "--db",
-        type=str,  # not Path: Path("") is ".", and an empty --db must be refused as empty
-        default=None,
-        metavar="PATH",
-        help="SQLite file (default: $TUTOR_DATABASE_PATH or data/tutor.db)",
-    )
+    add_db_argument(play, "SQLite file")
     play.add_argument(
         "--sandbox",
         default=None,

@@ -37,6 +37,22 @@ def _snowflake(text: str) -> int:
     return value
 
 
+def add_db_argument(parser: argparse.ArgumentParser, help_text: str = "the SQLite file") -> None:
+    """Add the ``--db PATH`` flag that ``tutor play``, ``tutor stats`` and ``tutor health``
+    share; its value overrides ``database_path`` and is reported as ``--db`` when bad.
+
+    The type is ``str``, not ``Path``: ``Path("")`` is ``"."``, and an empty ``--db`` must be
+    refused as empty.
+    """
+    parser.add_argument(
+        "--db",
+        type=str,
+        default=None,
+        metavar="PATH",
+        help=f"{help_text} (default: $TUTOR_DATABASE_PATH or data/tutor.db)",
+    )
+
+
 def register(sub: Any) -> None:
     """Add ``tutor stats`` to the CLI."""
     stats = sub.add_parser("stats", help="print a learner's progress (accuracy, streaks, ...)")
@@ -52,13 +68,7 @@ def register(sub: Any) -> None:
         "--guild", type=_snowflake, default=None, metavar="ID", help="only this guild"
     )
     stats.add_argument("--json", action="store_true", help="print the LearnerStats JSON")
-    stats.add_argument(
-        "--db",
-        type=str,  # not Path: Path("") is ".", and an empty --db must be refused as empty
-        default=None,
-        metavar="PATH",
-        help="the SQLite file (default: $TUTOR_DATABASE_PATH or data/tutor.db)",
-    )
+    add_db_argument(stats)
     stats.set_defaults(handler=cmd_stats)
 
 
