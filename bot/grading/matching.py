@@ -345,6 +345,9 @@ class Compiler:
                 if len(words) >= 2:  # zero_grad: "zero grad", "zerograd"
                     phrases.append(self._words_phrase(words, fuzzy=False))
                     atoms.append(self._word_atom("".join(words), fuzzy=False))
+                    if "fn" in words:  # grad_fn: "grad function", as learners say it aloud
+                        spoken = ["function" if w == "fn" else w for w in words]
+                        phrases.append(self._words_phrase(spoken, fuzzy=False))
                 elif len(parts) == 1 and words and words[0] == name:  # .grad, backward()
                     atoms.append(self._word_atom(name, fuzzy=False))
             return CTerm(tuple(atoms), tuple(phrases))

@@ -146,6 +146,14 @@ def test_zero_grad_meets_its_spellings(text: str) -> None:
     assert affirmed("`zero_grad()`", text)
 
 
+@pytest.mark.parametrize("text", ["y.grad_fn", "a grad fn", "its grad function", "gradfn"])
+def test_grad_fn_meets_its_spoken_spellings(text: str) -> None:
+    """Stop 22: "the result gets a grad function" (TF1, stop 21's report) named grad_fn the
+    way learners say it aloud; ``fn`` in a code name also reads as "function"."""
+    assert affirmed("`grad_fn`", text)
+    assert not affirmed("`grad_fn`", "a function of the grad")
+
+
 def test_no_grad_is_not_zero_grad() -> None:
     assert not affirmed("`zero_grad()`", "torch.no_grad()")
 
