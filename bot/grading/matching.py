@@ -360,8 +360,9 @@ class Compiler:
         if alt.form == "code":
             return self._code(alt.text)
         # A pattern word goes through the same normalisation as answers, so "can't" and
-        # "doesn't" in a rubric meet "can not" / "does not" in the text.
-        text = " ".join(expand_contractions(w) for w in normalize(alt.text).split())
+        # "doesn't" in a rubric meet "can not" / "does not" in the text; a number word stays a
+        # word (a value is written as code, `8`; "both|two are none" counts, stop 22).
+        text = " ".join(expand_contractions(w) for w in normalize(alt.text, values=False).split())
         words = text.replace("-", " ").split()
         if not words:
             return CTerm(())

@@ -239,6 +239,32 @@ def test_dictated_numbers_and_attributes_are_read_as_written(text: str, written:
     assert normalize(text) == written
 
 
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("so x.grad is two and four", "so x.grad is 2 and 4"),
+        ("four plus four is eight because it adds", "4 plus 4 is 8 because it adds"),
+        ("each call adds four.", "each call adds 4."),
+        ("y = three so", "y = 3 so"),
+        # counts before a noun stay words
+        ("forward takes two inputs (x and k)", "forward takes two inputs (x and k)"),
+        ("closing one of two roads", "closing one of two roads"),
+        ("split between the three elements: 0.5", "split between the three elements: 0.5"),
+        # "zero" and "one" are never read as digits ("zero the grads", "one of them")
+        ("you need to zero.", "you need to zero."),
+    ],
+)
+def test_number_words_that_state_a_value_are_read_as_digits(text: str, written: str) -> None:
+    """Stop 21's report: "x.grad is two and four" (EC10) never met the digit terms."""
+    assert normalize(text) == written
+
+
+def test_rubric_words_keep_their_number_words() -> None:
+    """A rubric term "two" in "both|two are none" counts; it is not the value 2."""
+    assert normalize("two", values=False) == "two"
+    assert normalize("two") == "2"
+
+
 def test_an_unpunctuated_retraction_takes_back_only_the_last_clause() -> None:
     """dev21 473: a dictated run-on keeps the right value said before the taken-back clause."""
     kept = drop_retracted("27 and then x.grad is 27 too no actually its none because")
