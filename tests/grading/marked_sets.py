@@ -111,6 +111,8 @@ MARKED_SETS: Final = (
     MarkedSet("eval33/dev20.jsonl", "all", 500, held_out=False, min_opposite=1),
     MarkedSet("eval34/test15.jsonl", "all", 500, held_out=True, min_opposite=1),
     MarkedSet("eval35/dev21.jsonl", "all", 500, held_out=False, min_opposite=1),
+    MarkedSet("eval36/test16.jsonl", "all", 500, held_out=True, min_opposite=1),
+    MarkedSet("eval37/dev22.jsonl", "all", 500, held_out=False, min_opposite=1),
 )
 """Every marked set, tuning and held-out."""
 

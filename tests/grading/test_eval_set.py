@@ -177,6 +177,13 @@ FLOORS: dict[str, Floor] = {
     "eval34/test15.jsonl": Floor(
         agreement=0.91, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
+    # held-out set 16, written blind in stop 22 (code reviewers and the people they mentor:
+    # review comments, debugging out loud, hedges, Socratic questions, beginners' words, exam
+    # format); graded (numbers only) on the stop's starting commit (a3b48b6) at 461/500 =
+    # 92.2%, 2/200 = 1.0%, 0/97 = 0.0%
+    "eval36/test16.jsonl": Floor(
+        agreement=0.92, incorrect_as_correct=0.02, opposite_as_correct=0.05
+    ),
 }
 
 reports: dict[str, EvalReport] = {}
