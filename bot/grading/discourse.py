@@ -70,6 +70,12 @@ HEDGE_PHRASES: Final[tuple[tuple[str, ...], ...]] = (
     ("iirc",),
     ("if", "i", "remember"),
     ("one", "of", "those"),
+    ("pretty", "sure"),
+    ("fairly", "sure"),
+    ("pretty", "confident"),
+    ("fairly", "confident"),
+    ("i", "would", "say"),
+    ("my", "guess"),
 )
 """Phrases that mark an unsure claim. ``I think`` and ``I guess`` are the examiners' usual
 hedges; ``I don't think so`` (a verdict) does not contain ``i think``."""
@@ -361,7 +367,22 @@ _ALTERNATIVE_FILLERS: Final = frozenset(
 """Words that may sit between an offered value and ``or`` ("8 I think, or 4")."""
 
 
-def hedged(stream: TokenStream, start: int, verdict_first: bool = True) -> bool:
+def _opening_should_be(surf: list[str], start: int) -> bool:
+    """Whether the answer opens with an expectation rather than a claim: "should be None",
+    "it should be 8", "x.grad should be 8" (``should be`` among its first four tokens).
+
+    Only an opening counts: later in an explanation "x.grad should be zeroed" is advice,
+    not a hedge, and only value prompts ask it (see :func:`hedged`). dev8 and dev22:
+    "should be None unless ..." (EC1) was marked partial and graded correct; fresh26 found
+    "should be 8" (EC6) likewise.
+    """
+    head = surf[start : start + 4]
+    return any(head[k] == "should" and head[k + 1] == "be" for k in range(len(head) - 1))
+
+
+def hedged(
+    stream: TokenStream, start: int, verdict_first: bool = True, value_prompt: bool = False
+) -> bool:
     """Whether the reasoning (tokens from ``start``) hedges its claim.
 
     A statement ending in ``?`` (``stream.uptalk``: "27 i think?") hedges as well, and so
@@ -378,6 +399,9 @@ def hedged(stream: TokenStream, start: int, verdict_first: bool = True) -> bool:
         stream: the segmented answer.
         start: first token after the verdict phrase (0 when there is none).
         verdict_first: the item asks for a verdict (true/false, or a yes/no question).
+        value_prompt: the item asks what a snippet gives (an edge case): there an opening
+            "should be 8" states an expectation, not the value (:func:`_opening_should_be`);
+            on a spot-the-error item "should be y = y + 1" is the fix.
 
     Returns:
         True when a phrase of :data:`HEDGE_PHRASES` occurs outside that opening.
@@ -392,6 +416,8 @@ def hedged(stream: TokenStream, start: int, verdict_first: bool = True) -> bool:
         if long
         else [w for w in _find(stream, _HEDGES, 0) if not said_of_another(stream.surf, w.start)]
     )
+    if value_prompt and not verdict_first and not long and _opening_should_be(stream.surf, start):
+        return True
     for number in () if long else stream.uptalk:  # "27 i think?": a claim asked, not made
         last = bisect_right(stream.sent, number) - 1
         found.append(range(last, last + 1))

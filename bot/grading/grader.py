@@ -363,7 +363,9 @@ def grade_compiled(compiled: CompiledItem, response: Response) -> GradeResult:
         outcomes = [o if o.id not in dropped else o.with_status("missing") for o in outcomes]
         credited = [c for c in credited if c not in dropped]
         gist = False
-    hedge = hedged(stream, start, true_false or compiled.yes_no is not None)
+    hedge = hedged(
+        stream, start, true_false or compiled.yes_no is not None, item.kind is Kind.EDGE_CASE
+    )
     dismissal = dismissive(stream, start)
     side = redirect = False
     if credited:

@@ -429,9 +429,13 @@ _ATTRIBUTES: Final = (
     "grad_fn", "is_leaf", "retain_grad", "item", "numpy", "step", "mul_", "add_", "clone",
     "register_hook", "retain_graph", "no_grad", "autograd", "sum", "mean",
 )  # fmt: skip
-_COUNT_WORDS: Final = _SMALL_WORDS[2:]
+_COUNT_WORDS: Final = tuple(word for word in _SMALL_WORDS[2:] if word != "ten")
 """Number words read as values where the context says so: "two" to "nineteen". "zero" and
-"one" stay words ("zero the grads", "one of them"; rubrics spell them as words)."""
+"one" stay words ("zero the grads", "one of them"; rubrics spell them as words), and so does
+"ten" (a rare value, and the substring gate below would fire on every "tensor")."""
+_COUNT_GATE: Final = tuple(" " + word for word in _COUNT_WORDS)
+"""Substrings that every answer with a count word holds once a space is put before it (the
+gate before the :func:`spoken_values` regex: "weight" holds "eight", not " eight")."""
 _VALUE_BEFORE: Final = "|".join(
     [rf"(?<=\b{w} )" for w in ("is", "are", "was", "be", "equals", "becomes", "plus", "minus")]
     + [r"(?<=\btimes )", r"(?<== )"]
@@ -583,8 +587,10 @@ def normalize(text: str, *, values: bool = True) -> str:
     out = out.lower()[:MAX_NORMALIZED_CHARS]
     if " point " in out or " dot " in out or "grade" in out or _mentions_tens(out):
         out = spoken_forms(out)
-    if values and any(word in out for word in _COUNT_WORDS):
-        out = spoken_values(out)
+    if values:
+        padded = " " + out
+        if any(word in padded for word in _COUNT_GATE):
+            out = spoken_values(out)
     return out
 
 

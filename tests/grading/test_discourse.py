@@ -235,6 +235,31 @@ def test_a_hedged_or_offered_value_is_partial_at_best(bank: Bank, text: str) -> 
     assert result.label is Label.PARTIAL
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pretty sure it's 8",
+        "im fairly confident its 8",
+        "I'd say 8",
+        "should be 8",
+        "it should be 8",
+    ],
+)
+def test_confident_sounding_hedges_still_hedge_a_value(bank: Bank, text: str) -> None:
+    """fresh26: "pretty sure", "fairly confident", "I'd say" and an opening "should be" were
+    graded correct on EC6, whose value must be stated unhedged (MARKING.md)."""
+    assert Grader(bank).grade(Response(item_id="EC6", text=text)).label is Label.PARTIAL
+
+
+def test_should_be_opening_a_fix_is_no_hedge() -> None:
+    """On a spot-the-error item "should be y = y + 1" is the fix, and later in an explanation
+    "x.grad should be zeroed" is advice: only a value prompt's opening hedges."""
+    stream = segment(normalize("should be y = y + 1 instead of the in-place add"))
+    assert not hedged(stream, 0, verdict_first=False, value_prompt=False)
+    later = segment(normalize("8, because x.grad should be zeroed between calls and is not"))
+    assert not hedged(later, 0, verdict_first=False, value_prompt=True)
+
+
 def test_the_bare_value_is_still_correct(bank: Bank) -> None:
     assert Grader(bank).grade(Response(item_id="EC6", text="8")).label is Label.CORRECT
 
