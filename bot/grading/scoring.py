@@ -481,7 +481,8 @@ def _states_a_value(surf: list[str], kinds: list[int], brk: list[bool]) -> bool:
     ("tensor(27.), x.grad None"); adding the test changed no label of any marked set or
     sample but one dev4 answer it fixed. Two labelled values ("abs: 0, sqrt version: nan",
     and without the colons "abs 0, sqrt nan", MARKING.md's own example) state values too
-    (rounds 8b and 10d: graded as keyword lists)."""
+    (rounds 8b and 10d: graded as keyword lists), also unpunctuated ("abs 0 sqrt nan", stop
+    22: no marked label moved)."""
     labelled = 0
     for i in range(len(surf) - 1):
         if surf[i] == "tensor" and kinds[i + 1] == NUM:
@@ -489,7 +490,16 @@ def _states_a_value(surf: list[str], kinds: list[int], brk: list[bool]) -> bool:
         if (
             kinds[i] == WORD
             and (kinds[i + 1] == NUM or surf[i + 1] in _VALUE_WORDS)
-            and (i + 2 >= len(surf) or brk[i + 2])
+            and (
+                i + 2 >= len(surf)
+                or brk[i + 2]
+                or (  # "abs 0 sqrt nan": the next label and value follow unpunctuated
+                    i + 3 < len(surf)
+                    and kinds[i + 2] == WORD
+                    and (kinds[i + 3] == NUM or surf[i + 3] in _VALUE_WORDS)
+                    and (i + 4 >= len(surf) or brk[i + 4])
+                )
+            )
         ):
             labelled += 1
             if labelled == 2:

@@ -221,10 +221,17 @@ def test_an_aside_is_nudged_to_be_checked(grader: Grader) -> None:
     assert any(text.startswith("Check your side remark") for text in result.feedback.missing)
 
 
-def test_labelled_values_are_an_answer_not_a_keyword_list(bank: Bank) -> None:
-    # EC9 asks only for two gradients: "abs: 0, sqrt version: nan" answers it (MARKING.md)
-    result = Grader(bank).grade(Response(item_id="EC9", text="abs: 0, sqrt version: nan"))
+@pytest.mark.parametrize("text", ["abs: 0, sqrt version: nan", "abs 0 sqrt nan"])
+def test_labelled_values_are_an_answer_not_a_keyword_list(bank: Bank, text: str) -> None:
+    """EC9 asks only for two gradients: "abs: 0, sqrt version: nan" answers it (MARKING.md),
+    and so does the unpunctuated "abs 0 sqrt nan" (stop 21's report: a keyword list)."""
+    result = Grader(bank).grade(Response(item_id="EC9", text=text))
     assert result.label is Label.CORRECT
+
+
+def test_unpunctuated_terms_without_values_are_still_a_keyword_list(bank: Bank) -> None:
+    result = Grader(bank).grade(Response(item_id="EC6", text="grad 8 backward accumulate"))
+    assert result.label is Label.INCORRECT
 
 
 @pytest.mark.parametrize("text", ["8 maybe? or 4", "8 I think", "8 or 4", "8, or maybe 4"])
