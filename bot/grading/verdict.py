@@ -77,7 +77,11 @@ TRUE_WORDS: Final = frozenset(
     {"true", "yes", "yep", "yeah", "yup", "ya", "yea", "ye", "indeed", "agreed", "agree",
      "affirmative", "exactly", "yess", "yas", "totally"}
 )  # fmt: skip
-_ONLY_BEFORE_BREAK: Final = {"correct": True, "right": True, "sure": True, "never": False}
+_ONLY_BEFORE_BREAK: Final = {
+    "correct": True, "right": True, "sure": True, "never": False, "t": True, "f": False
+}  # fmt: skip
+"""Verdict words only where a break follows them: "correct, ...", "never.", and the exam
+letters "F." / "Ans: T -" (dev22's exam-format answers, stop 22)."""
 LEAD_INS: Final = frozenset(
     {"i", "think", "believe", "guess", "would", "say", "said", "it", "is", "was", "that",
      "this", "the", "statement", "claim", "answer", "my", "verdict", "its", "am", "pretty",
@@ -86,10 +90,10 @@ LEAD_INS: Final = frozenset(
      "obviously", "clearly", "completely", "be", "to", "going", "sounds", "seems", "looks",
      "like", "mostly", "question", "short", "tl", "dr", "tldr", "sure", "id", "feel", "feels",
      "reckon", "100", "percent", "absolutely", "certainly", "surely", "a", "an", "one",
-     "yeah", "bit", "tricky", "trick", "trap", "here", "q", "response"}
+     "yeah", "bit", "tricky", "trick", "trap", "here", "q", "response", "ans"}
 )  # fmt: skip
 """Words that may precede the verdict in an opening ("I'm pretty sure that's false")."""
-ANSWER_ANNOUNCERS: Final = frozenset({"answer", "verdict", "response", "say", "said"})
+ANSWER_ANNOUNCERS: Final = frozenset({"answer", "ans", "verdict", "response", "say", "said"})
 """Lead-ins after which a ``no`` is the answer even though it does not start its clause
 ("the answer is no, ...", "I'd say no": fix19 #2); without one, "it is no longer a leaf"
 and "I think no gradient flows" state no verdict."""

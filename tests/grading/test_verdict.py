@@ -47,6 +47,11 @@ def verdict(text: str) -> bool | None:
         "Answer: false, it adds",
         "verdict: false",
         "No x.grad accumulates",
+        # exam format (stop 22, dev22): the letter stands for the verdict before a break
+        "F. backward adds into .grad",
+        "Ans: F. Reason: it accumulates",
+        "Verdict: F. Justification: it adds",
+        "Ans: no. buffers get no gradient",
     ],
 )
 def test_false_openings(text: str) -> None:
@@ -72,6 +77,8 @@ def test_false_openings(text: str) -> None:
         "my answer is true because leaves have no grad_fn",
         "My answer: true",
         "the answer is yes",
+        "T - leaves have no grad_fn",
+        "Ans: T. Reason: leaves have no grad_fn",
     ],
 )
 def test_true_openings(text: str) -> None:
@@ -97,6 +104,8 @@ def test_true_openings(text: str) -> None:
         "I think no gradient flows",
         "it is no longer a leaf",
         "the answer is no longer obvious",
+        "f x.grad accumulates",
+        "t is the number of steps",
     ],
 )
 def test_openings_without_a_verdict(text: str) -> None:
