@@ -56,6 +56,18 @@ IGNORANCE_CORRECTION: Final = (
     "read the answer below, then say in your own words what happens and why."
 )
 RESTATED_CORRECTION: Final = "That restates the question; say why it happens, in your own words."
+KEY_POINT_NUDGE: Final = (
+    "Not correct yet: the key point is missing, and the next question points at it."
+)
+"""Comes first among the "missing" lines when an answer below correct has only ✓ lines and
+questions (no ✗, no verdict sentence, no other note) and a key concept is missing: fresh26
+saw "Partly there (0.40)" under three ✓ and read nothing that said why."""
+NO_REASON_NUDGE: Final = (
+    "This is not correct yet: compare your answer with the one below and say what happens "
+    "and why, in a full sentence."
+)
+"""The last resort, so that an answer below correct never gets feedback with nothing to act
+on (no ✗, no question, no verdict sentence)."""
 
 FeedbackFlavour = Literal["discord", "plain"]
 """How :func:`render_feedback` writes: ``discord`` markdown, or ``plain`` terminal text."""
@@ -185,19 +197,44 @@ def build_feedback(
             sentence = f"{conflict} {sentence}" if sentence else conflict
     if yes_no is not None:
         sentence = f"The answer is {'yes' if yes_no else 'no'}."
+    notes = [GESTURE_NUDGE] * gesture + [HEDGE_NUDGE] * hedged + [ASIDE_NUDGE] * aside
+    nudges = _concept_nudges([concepts[c].nudge for c in missing], label)
+    below = label is not None and label is not Label.CORRECT
+    if below and hit and not (corrections or sentence or notes):
+        # Only ✓ lines and questions: say why it is not correct (the missing key point).
+        absent = _missing_key_concept(item, hit, missing)
+        if absent is not None:
+            first = concepts[absent].nudge
+            rest = [n for n in nudges if n != first][: MAX_CONCEPT_NUDGES - 1]
+            nudges = [KEY_POINT_NUDGE, first, *rest]
+    if below and not (corrections or sentence or notes or nudges):
+        nudges = [NO_REASON_NUDGE]
     # model_validate of a dict: the same validation as Feedback(...), without the
     # interpreted BaseModel.__init__ (docs/GRADING.md "Speed, round 7").
     return Feedback.model_validate(
         {
             "right": [concepts[c].description for c in hit],
-            "missing": [GESTURE_NUDGE] * gesture
-            + [HEDGE_NUDGE] * hedged
-            + [ASIDE_NUDGE] * aside
-            + _concept_nudges([concepts[c].nudge for c in missing], label),
+            "missing": notes + nudges,
             "corrections": corrections,
             "verdict": sentence,
         }
     )
+
+
+def _missing_key_concept(item: Item, hit: list[str], missing: list[str]) -> str | None:
+    """The first concept of ``missing`` whose key unit is not met: a ``required`` (or, with
+    neither ``required`` nor ``required_any``, a top-weight) concept, or a member of a
+    ``required_any`` group none of whose members is in ``hit``; None if every unit is met."""
+    rubric = item.rubric
+    key = rubric.key_concepts()
+    credited = set(hit)
+    for concept_id in missing:
+        if concept_id not in key:
+            continue
+        groups = [g for g in rubric.required_any if concept_id in g]
+        if not groups or not any(credited.intersection(g) for g in groups):
+            return concept_id
+    return None
 
 
 MAX_CORRECTIONS: Final = 2

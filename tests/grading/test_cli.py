@@ -10,7 +10,9 @@ import pytest
 
 from bot.cli import main
 from bot.cli.grade import grade_lines
+from bot.content.loader import load_bank
 from bot.grading import Grader
+from bot.grading.feedback import KEY_POINT_NUDGE
 from tests.grading.conftest import PACK
 
 BROKEN_RUBRIC = """\
@@ -213,3 +215,40 @@ def test_content_test_names_concepts_that_never_fire(
 
 def test_content_test_rejects_unknown_item_ids(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["content", "test", str(PACK), "--item", "TF99"]) == 2
+
+
+CONTENT = Path(__file__).resolve().parents[2] / "content"
+
+
+@pytest.mark.parametrize(
+    ("item", "verdict", "text", "concept"),
+    [
+        # fresh26: three ✓ and "Partly there (0.40)", nothing that said why
+        (
+            "WHY1",
+            [],
+            "because each path contributes and the chain rule adds them up",
+            "separate-effects",
+        ),
+        ("SE2", [], "you need retain_graph", "saved-tensors-freed"),
+        (
+            "TF10",
+            ["--verdict", "false"],
+            "false, you still need torch.no_grad()",
+            "eval-is-not-grad-mode",
+        ),
+    ],
+)
+def test_a_partial_answer_with_only_ticks_is_told_the_missing_key_point(
+    capsys: pytest.CaptureFixture[str], item: str, verdict: list[str], text: str, concept: str
+) -> None:
+    found = load_bank([CONTENT]).get(item)
+    assert found is not None
+    nudge = next(c.nudge for c in found.rubric.concepts if c.id == concept)
+    status = main(["grade", item, *verdict, "--text", text, "--content", str(CONTENT)])
+    feedback = capsys.readouterr().out.split("\nlabel=")[0]
+    assert status == 0
+    assert feedback.startswith("Partly there (score")
+    assert "✓ " in feedback
+    assert "✗ " not in feedback
+    assert f"→ {KEY_POINT_NUDGE}\n→ {nudge}\n" in feedback

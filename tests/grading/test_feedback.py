@@ -7,6 +7,7 @@ from bot.content.models import Item, Label
 from bot.grading import Grader, Response, render_feedback
 from bot.grading.feedback import (
     MAX_CONCEPT_NUDGES,
+    NO_REASON_NUDGE,
     STUFFING_CORRECTION,
     UNRECOGNISED_REASON_CORRECTION,
     build_feedback,
@@ -259,3 +260,23 @@ def test_a_right_value_joined_to_a_wrong_claim_keeps_its_credit(bank: Bank) -> N
     result = Grader(bank).grade(Response(item_id="EC11", text="returns 27 and x.grad becomes 27"))
     assert result.misconceptions
     assert "returns-27" in result.concepts_hit
+
+
+def test_an_answer_below_correct_always_gets_a_line_to_act_on(tf3: Item) -> None:
+    # every concept credited, nothing flagged, yet partial: the feedback still says something
+    feedback = build_feedback(
+        tf3,
+        verdict=False,
+        verdict_source="button",
+        verdict_conflict=False,
+        text_verdict=None,
+        hit=[c.id for c in tf3.rubric.concepts],
+        missing=[],
+        contradicted=[],
+        misconceptions=[],
+        stuffing=False,
+        label=Label.PARTIAL,
+    )
+    assert feedback.missing == [NO_REASON_NUDGE]
+    assert not feedback.corrections
+    assert feedback.verdict is None
