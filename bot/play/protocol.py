@@ -26,6 +26,9 @@ command                            effect
 ``quit``                           end (end of input too); the final stats are printed
 =================================  ==========================================================
 
+The terminal's slash keys ``/hint``, ``/skip`` and ``/quit`` are read as ``hint``, ``skip``
+and ``quit``; ``/help`` (the terminal's key list) is refused with the list of commands.
+
 Example session (``printf '...' | tutor play --json``)::
 
     item TF3
@@ -198,6 +201,10 @@ _NO_ARGS: dict[str, Review | Hint | Skip | Stats | Topics] = {
     "topics": Topics(),
 }
 _QUIT_WORDS = {"quit", "exit", "q"}
+_SLASH_KEYS = {"/quit": "quit", "/hint": "hint", "/skip": "skip"}
+"""The terminal's slash keys (README: ``/quit`` works anywhere) read as their commands, so a
+script written from the README's table runs (fresh26 piped ``/quit`` and got
+``unknown_command``); ``/help`` is refused with the list of commands."""
 _COMMAND_AS_ANSWER = {"skip": "skip", "hint": "hint", "quit": "quit", "exit": "quit", "q": "quit"}
 """An answer that is only one of these words was meant as the command (as interactively)."""
 _COMMAND_DOES = {"skip": "drop the question", "hint": "see the hint", "quit": "end the session"}
@@ -286,6 +293,7 @@ def parse_line(line: str) -> Command | None:
         return None
     word, _, rest = stripped.partition(" ")
     word = word.lower()
+    word = _SLASH_KEYS.get(word, word)
     rest = rest.strip()
     if word in _QUIT_WORDS:
         if rest:
@@ -318,10 +326,15 @@ def parse_line(line: str) -> Command | None:
         if not rest:
             raise ProtocolError("bad_argument", "graph takes a directory, e.g. `graph out/`")
         return Graph(directory=Path(rest))
+    what = (
+        "/help lists the terminal's keys; scripted play"
+        if word == "/help"
+        else f"unknown command {word[:20]!r};"
+    )
     raise ProtocolError(
         "unknown_command",
-        f"unknown command {word[:20]!r}; commands: quiz, item, review, hint, verdict, "
-        "answer, skip, stats, topics, graph, quit",
+        f"{what} commands: quiz, item, review, hint, verdict, answer, skip, stats, topics, "
+        "graph, quit (/hint, /skip and /quit too)",
     )
 
 

@@ -56,6 +56,15 @@ def test_piped_input_is_read_as_the_line_protocol(tmp_path: Path) -> None:
     assert "recorded with torch 2.13.0; the sandbox is turned off" in done.stdout
 
 
+def test_the_readme_slash_keys_work_in_scripted_play(tmp_path: Path) -> None:
+    # fresh26: README says /quit works "anywhere"; piped, it was an unknown_command
+    script = "item TF3\n/hint\n/skip\nitem TF3\n/QUIT\nstats\n"
+    done = _tutor(tmp_path, "play", "--json", "--sandbox", "off", stdin=script)
+    assert done.returncode == 0, done.stdout
+    events = [json.loads(line)["event"] for line in done.stdout.splitlines()]
+    assert events == ["started", "question", "hint", "skipped", "question", "ended"]
+
+
 @pytest.mark.parametrize("utf8_mode", ["0", "1"], ids=["strict", "surrogateescape"])
 def test_an_undecodable_byte_in_piped_input_is_replaced_not_a_traceback(
     tmp_path: Path, utf8_mode: str

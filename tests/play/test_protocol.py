@@ -69,6 +69,8 @@ def test_blank_lines_and_comments_are_ignored(line: str) -> None:
     ("line", "code", "words"),
     [
         ("dance", "unknown_command", "unknown command 'dance'"),
+        ("/help", "unknown_command", "/help lists the terminal's keys"),
+        ("/dance", "unknown_command", "unknown command '/dance'"),
         ("quiz kind=riddle", "bad_argument", "unknown kind 'riddle'"),
         ("quiz difficulty=4", "bad_argument", "difficulty is 1, 2 or 3"),
         ("quiz colour=red", "bad_argument", "unknown filter 'colour'"),

@@ -107,6 +107,6 @@ def test_text_mode_writes_errors_to_stderr_with_the_line(tmp_path: Path, bank: B
     _, out, err = _play(tmp_path, bank, "stats\ndance\n", json_lines=False)
     assert err == (
         "error: line 2: unknown command 'dance'; commands: quiz, item, review, hint, "
-        "verdict, answer, skip, stats, topics, graph, quit\n"
+        "verdict, answer, skip, stats, topics, graph, quit (/hint, /skip and /quit too)\n"
     )
     assert "dance" not in out
