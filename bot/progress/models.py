@@ -384,12 +384,27 @@ class AttemptIn(Frozen):
             answer_text=answer_text,
             score=grade.score,
             label=grade.label,
-            concepts_hit=list(grade.concepts_hit),
+            concepts_hit=concepts_learnt(item, grade),
             concepts_missing=concepts_to_learn(item, grade),
             misconceptions=list(grade.misconceptions),
             duration_ms=duration_ms,
             hint_used=hint_used,
         )
+
+
+def concepts_learnt(item: Item, grade: GradeResult) -> list[str]:
+    """The concepts an answer counts as hits for mastery: those of ``grade.concepts_hit``
+    the learner was praised for (a ✓ line, ``grade.feedback.right``).
+
+    The grader credits a concept for the score even when its only words sit in a sentence
+    that states a misconception it caps ("the activations are not dropped, they are kept",
+    WHY9), and then shows no ✓ for it (docs/GRADING.md, *Feedback*): fresh26 saw such a
+    concept in ``concepts_hit``. Mastery counts it as known only where the learner was told
+    it was right; the attempt's score and label are the grader's, unchanged.
+    """
+    praised = set(grade.feedback.right)
+    descriptions = {c.id: c.description for c in item.rubric.concepts}
+    return [c for c in grade.concepts_hit if descriptions.get(c) in praised]
 
 
 def concepts_to_learn(item: Item, grade: GradeResult) -> list[str]:

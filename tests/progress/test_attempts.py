@@ -12,6 +12,7 @@ from fsrs import Scheduler
 
 from bot.content.loader import Bank
 from bot.content.models import Label
+from bot.grading import Grader, Response
 from bot.grading.models import Feedback, GradeResult
 from bot.progress.db import open_database
 from bot.progress.errors import (
@@ -297,3 +298,21 @@ def test_attempt_from_grade_refuses_a_grade_of_another_item(bank: Bank) -> None:
         AttemptIn.from_grade(
             item=item, grade=grade, answer_text="x", learner_id=ALICE, idempotency_key="k"
         )
+
+
+def test_mastery_does_not_credit_a_concept_stated_only_inside_a_wrong_claim(bank: Bank) -> None:
+    """fresh26: WHY9 'the activations are not dropped, they are kept...' listed memory-saved
+    in concepts_hit (credited for the score, inside the capped misconception's sentence, so
+    shown no ✓); the attempt must not count it as a concept the learner knows."""
+    item = bank.get("WHY9")
+    assert item is not None
+    text = "the activations are not dropped, they are kept, nothing is recomputed"
+    grade = Grader([item]).grade(Response(item_id="WHY9", verdict=None, text=text))
+    memory = next(c for c in item.rubric.concepts if c.id == "memory-saved")
+    assert "memory-saved" in grade.concepts_hit
+    assert memory.description not in grade.feedback.right
+    built = AttemptIn.from_grade(
+        item=item, grade=grade, answer_text=text, learner_id=ALICE, idempotency_key="k"
+    )
+    assert "memory-saved" not in built.concepts_hit
+    assert (built.score, built.label) == (grade.score, grade.label)
