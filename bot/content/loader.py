@@ -22,9 +22,11 @@ and its ``file:line:col`` are the same whichever composer read the file first.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import hashlib
 import re
+import typing
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from bot.content.models import Item, Kind, Pack
 from bot.files import not_utf8_byte
@@ -490,6 +492,40 @@ def _message(err: Any) -> str:
     return msg
 
 
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The models an annotation can hold (``list[Concept]``, ``Pattern`` unions...)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in typing.get_args(annotation) for m in _models_in(arg)]
+
+
+def _did_you_mean(loc: Loc) -> str | None:
+    """The key the model at ``loc`` takes that is close to the unknown one (``loc`` is the
+    cleaned location of an ``extra_forbidden`` error): ``difficulty`` for ``dificulty``;
+    None when none is close.
+
+    fresh26 wrote ``dificulty:`` and read only "unknown key", while ``.env`` names the
+    setting meant (:func:`bot.settings`); the same :func:`difflib.get_close_matches`
+    cut-off is used here.
+    """
+    models: list[type[BaseModel]] = [Pack]
+    for step in loc[:-1]:
+        if isinstance(step, int):
+            continue
+        models = [
+            m
+            for model in models
+            if (info := model.model_fields.get(step)) is not None
+            for m in _models_in(info.annotation)
+        ]
+    known = {info.alias or name for model in models for name, info in model.model_fields.items()}
+    key = loc[-1] if loc else None
+    if not isinstance(key, str) or not known:
+        return None
+    close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
 def _clean_loc(loc: Loc) -> Loc:
     """Drop pydantic's union-branch markers (``str``, ``SeqPattern``...) from a location."""
     skip = {"phrase", "seq", "near", "number"}
@@ -588,6 +624,9 @@ def _parse_pack(text: str, file: str) -> tuple[Pack, ItemPositions]:
         for err in exc.errors():
             loc = _clean_loc(tuple(err["loc"]))
             msg = _message(err)
+            meant = _did_you_mean(loc) if err["type"] == "extra_forbidden" else None
+            if meant is not None:
+                msg = f"unknown key (not part of the schema; did you mean {meant!r}?)"
             if raw_errors and "duplicate item id" in msg:
                 continue
             add(loc, msg)
