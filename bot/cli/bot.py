@@ -25,7 +25,7 @@ import logging
 import signal
 import sqlite3
 import sys
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TextIO, TypeVar
 
 from bot.content.loader import ContentErrors
 from bot.health import GatewayState, HeartbeatWriter, heartbeat_path
@@ -87,6 +87,28 @@ class NoVoiceWarnings(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         """False for a "voice will NOT be supported" record."""
         return not record.getMessage().endswith("voice will NOT be supported")
+
+
+LOG_FORMAT: Final = "[{asctime}] [{levelname:<8}] {name}: {message}"
+"""discord.py's own plain format (``discord.utils.setup_logging`` without colour)."""
+
+
+def configure_logging(level: int, stream: TextIO | None = None) -> None:
+    """Log to ``stream`` (stderr) with discord.py's format, in colour only on a terminal.
+
+    discord.py's :func:`discord.utils.stream_supports_colour` also says yes inside Docker
+    whether or not a terminal is attached, so ``docker compose logs`` showed its colour
+    codes (fresh26); a stream that is not a TTY gets the plain formatter instead.
+    """
+    import discord
+
+    handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
+    isatty = getattr(handler.stream, "isatty", None)
+    if callable(isatty) and isatty():
+        discord.utils.setup_logging(handler=handler, level=level, root=True)
+    else:
+        plain = logging.Formatter(LOG_FORMAT, "%Y-%m-%d %H:%M:%S", style="{")
+        discord.utils.setup_logging(handler=handler, formatter=plain, level=level, root=True)
 
 
 def preload() -> None:
@@ -201,7 +223,7 @@ def cmd_bot(args: argparse.Namespace) -> int:
     import aiohttp
     import discord
 
-    discord.utils.setup_logging(level=logging.getLevelNamesMapping()[settings.log_level], root=True)
+    configure_logging(logging.getLevelNamesMapping()[settings.log_level])
     logging.getLogger("discord.client").addFilter(NoVoiceWarnings())
     try:
         return asyncio.run(_main(settings, sync=args.sync))
