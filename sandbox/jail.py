@@ -343,7 +343,13 @@ def enter_jail(root: JailRoot, uid: int, tmp_mib: int) -> None:
     path = root.path
     flags = MS_NOSUID | MS_NODEV
     mount("proc", path / "proc", "proc", flags | MS_NOEXEC)
-    mount("tmpfs", path / "tmp", "tmpfs", flags, f"size={tmp_mib}m,mode=1777")
+    # A held directory under /tmp (a checkout's .venv in /tmp/<clone>) has to sit at its own
+    # path in the job's /tmp, so that /tmp would list the host's directory name (fresh26
+    # saw an empty-looking "fresh26"). Then /tmp is 1733, as on hardened hosts: the job
+    # creates, reads and removes its files by name (tempfile too), but cannot list /tmp.
+    hidden = any(h.target.is_relative_to("/tmp") for h in root.held)  # noqa: S108
+    tmp_mode = "1733" if hidden else "1777"
+    mount("tmpfs", path / "tmp", "tmpfs", flags, f"size={tmp_mib}m,mode={tmp_mode}")
     mount("tmpfs", path / "dev/shm", "tmpfs", flags, f"size={tmp_mib}m,mode=1777")
     mount(
         "tmpfs",
