@@ -254,13 +254,17 @@ RETRACTED: Final[tuple[tuple[str, ...], ...]] = (
     ("my", "first", "thought"),
     ("my", "initial", "thought"),
     ("my", "first", "instinct"),
+    ("first", "thought"),
+    ("initially", "thought"),
+    ("originally", "thought"),
 )
 """Openings of a belief the learner has given up ("I thought ANY in-place breaks backward.
 but it's about what got saved", "my first guess was that it overwrites, turns out it
 accumulates"): what follows, to the sentence end or a contrast word, is mentioned, not
 claimed. All three answers with one in the tuning sets of commit bfa5bb5 retract the
 belief. The "believed" and "my first guess/thought/instinct" forms came in stop 21 (dev21
-352, "my first guess was that the graph got freed, but ...", graded incorrect before)."""
+352, "my first guess was that the graph got freed, but ...", graded incorrect before), and
+"first thought X, but" without a subject in stop 22 (dev22 147, a note-style answer)."""
 
 _CONTRASTS: Final = frozenset({"but", "however", "turns", "actually", "yet", "though"})
 RETRACTED_WINDOW: Final = 15
@@ -755,7 +759,7 @@ def scope(stream: TokenStream) -> Negation:
     n = len(surf)
     cover = result.cover
     if not _RETRACTED_ANCHORS.keys().isdisjoint(stream.vocab) and (
-        "i" in stream.vocab or "my" in stream.vocab
+        not _RETRACTED_OPENERS.isdisjoint(stream.vocab)
     ):
         _retracted(stream, result)
     if "only" in stream.vocab and not ONLY_IF.isdisjoint(stream.vocab):
@@ -998,6 +1002,9 @@ _RETRACTED_ANCHORS: Final = {
 }
 """Each :data:`RETRACTED` opening by a word it has (and where): answers without one of these
 words skip the search, and the others are searched from each occurrence."""
+_RETRACTED_OPENERS: Final = frozenset({phrase[0] for phrase in RETRACTED})
+"""The first words of the :data:`RETRACTED` openings ("i", "my", "first", ...): an answer
+with none of them holds none."""
 
 
 ONLY_IF: Final = frozenset({"if", "when"})

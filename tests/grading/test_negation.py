@@ -294,6 +294,8 @@ def test_a_clause_opening_with_only_if_leaves_the_main_clause_a_claim() -> None:
          "accumulates"),
         ("initially i believed it reuses one graph, but a new one is built", "reuses", "built"),
         ("I used to believe backward replaced it. Then I saw it double", "replaced", "double"),
+        # stop 22, dev22 147: a note without the subject
+        ("first thought backward just overwrote it, but it adds on", "overwrote", "adds"),
     ],
 )  # fmt: skip
 def test_a_retracted_belief_is_only_mentioned(text: str, mentioned: str, claimed: str) -> None:
