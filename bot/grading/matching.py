@@ -701,7 +701,7 @@ class Matcher:
         word_cache: dict[str, tuple[tuple[int, int], ...]] = compiler.word_cache
         other_cache: dict[str, tuple[tuple[int, int], ...]] = compiler.other_cache
         atom_gates = compiler.atom_gates
-        positions: dict[int, list[Span]] = {}
+        positions: list[list[Span]] = [_NONE] * len(compiler.atoms)
         # ``gated=False`` (tests): every gate passes, so every pattern is tried
         sat = [not gated] * compiler.gate_count
         plain = _one_token_spans(n)
@@ -713,8 +713,8 @@ class Matcher:
                 got = compiler.lookup(kind, text)
             for aid, flags in got:
                 span = (i, i, flags, (i,)) if flags else plain[i]
-                spans = positions.get(aid)
-                if spans is None:
+                spans = positions[aid]
+                if spans is _NONE:
                     positions[aid] = [span]
                     # the atom's first occurrence satisfies every gate set that holds it
                     for k in atom_gates[aid]:
@@ -722,7 +722,8 @@ class Matcher:
                 else:
                     spans.append(span)
         self.positions = positions
-        """atom id -> the one-token spans where it matched, in text order."""
+        """Per atom id, the one-token spans where it matched, in text order (the shared
+        empty :data:`_NONE` where it did not: never mutated)."""
         self._sat = sat
         """Per gate set of the item (:meth:`Compiler.gate_id`): whether one of its atoms
         occurs in the answer."""
@@ -732,12 +733,12 @@ class Matcher:
     def matched_tokens(self) -> set[int]:
         """Indices of tokens that some atom of the item matched (read from the one-token
         spans of :attr:`positions`, so the per-answer lookup keeps no per-token list)."""
-        return {span[0] for spans in self.positions.values() for span in spans}
+        return {span[0] for spans in self.positions for span in spans}
 
     def _term(self, term: CTerm) -> list[Span]:
         positions = self.positions
         if not term.phrases and len(term.atoms) == 1:
-            return positions.get(term.atoms[0], _NONE)  # shared: callers never mutate spans
+            return positions[term.atoms[0]]  # shared: callers never mutate spans
         key = id(term)
         out = self._memo.get(key)
         if out is None:
@@ -748,7 +749,7 @@ class Matcher:
         positions = self.positions
         out: list[Span] = []
         for aid in term.atoms:
-            found = positions.get(aid)
+            found = positions[aid]
             if found:
                 out += found
         if term.phrases:
