@@ -107,6 +107,9 @@ class CTerm:
 
     atoms: tuple[int, ...]
     phrases: tuple[CPhrase, ...] = ()
+    nid: int = field(default=-1, compare=False, repr=False)
+    """Index in the compiler's node table (:meth:`Compiler._intern`; -1: not interned),
+    where the matcher memoises the term's spans per answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +131,8 @@ class CPhrase:
     need_ids: tuple[int, ...] = field(init=False, compare=False, repr=False)
     """The same sets as indices into the compiler's gate table (:meth:`Compiler.gate_id`),
     ``needs``' order; set when the compiler interns the phrase."""
+    nid: int = field(default=-1, init=False, compare=False, repr=False)
+    """Index in the compiler's node table, as :attr:`CTerm.nid`."""
 
     def __post_init__(self) -> None:
         sets = {_term_anchors(term) for term in self.terms}
@@ -319,6 +324,9 @@ class Compiler:
         with a digit, ``-`` or ``.``, an operator has neither), unlike a code token and a
         word (``backward()`` and ``backward``)."""
         self._nodes: dict[CTerm | CPhrase, CTerm | CPhrase] = {}
+        self.node_count = 0
+        """How many distinct terms and phrases the item has (:meth:`_intern` numbers them:
+        the matcher's per-answer memo is a list indexed by that number)."""
         self._gate_index: dict[frozenset[int], int] = {}
         self.gate_count = 0
         """How many distinct gate sets (:data:`Gate` members) the item's patterns have."""
@@ -345,11 +353,14 @@ class Compiler:
     # ---- compilation -----------------------------------------------------------------
     def _intern(self, node: _Node) -> _Node:
         """One object per distinct term or phrase of the item, so the matcher's per-answer
-        memo (keyed by object) shares the work of a phrase or term that several patterns or
-        synonym expansions spell alike. A new phrase gets its gate ids here."""
+        memo (indexed by the node's number) shares the work of a phrase or term that several
+        patterns or synonym expansions spell alike. A new phrase gets its gate ids here."""
         found = self._nodes.setdefault(node, node)
-        if found is node and isinstance(node, CPhrase):
-            object.__setattr__(node, "need_ids", tuple(self.gate_id(s) for s in node.needs))
+        if found is node:
+            object.__setattr__(node, "nid", self.node_count)
+            self.node_count += 1
+            if isinstance(node, CPhrase):
+                object.__setattr__(node, "need_ids", tuple(self.gate_id(s) for s in node.needs))
         return found  # type: ignore[return-value]
 
     def _atom(self, atom: Atom) -> int:
@@ -727,7 +738,8 @@ class Matcher:
         self._sat = sat
         """Per gate set of the item (:meth:`Compiler.gate_id`): whether one of its atoms
         occurs in the answer."""
-        self._memo: dict[int, list[Span]] = {}
+        self._memo: list[list[Span] | None] = [None] * compiler.node_count
+        """Per term or phrase of the item (its ``nid``), its spans once computed."""
         self._classes: bytearray | None = None
 
     def matched_tokens(self) -> set[int]:
@@ -739,10 +751,12 @@ class Matcher:
         positions = self.positions
         if not term.phrases and len(term.atoms) == 1:
             return positions[term.atoms[0]]  # shared: callers never mutate spans
-        key = id(term)
-        out = self._memo.get(key)
+        nid = term.nid
+        if nid < 0:  # pragma: no cover - every compiled multi-atom term is interned
+            return self._term_spans(term)
+        out = self._memo[nid]
         if out is None:
-            out = self._memo[key] = self._term_spans(term)
+            out = self._memo[nid] = self._term_spans(term)
         return out
 
     def _term_spans(self, term: CTerm) -> list[Span]:
@@ -756,7 +770,7 @@ class Matcher:
             sat = self._sat
             memo = self._memo
             for sub in term.phrases:
-                spans = memo.get(id(sub))
+                spans = memo[sub.nid] if sub.nid >= 0 else None
                 if spans is None:
                     for k in sub.need_ids:
                         if not sat[k]:
@@ -769,14 +783,17 @@ class Matcher:
 
     def phrase(self, phrase: CPhrase) -> list[Span]:
         """Every span where ``phrase`` matches (the returned list must not be mutated)."""
-        key = id(phrase)
-        memo = self._memo.get(key)
-        if memo is not None:
-            return memo
+        key = phrase.nid
+        memo = self._memo
+        if key >= 0:
+            done = memo[key]
+            if done is not None:
+                return done
         sat = self._sat
         for k in phrase.need_ids:
             if not sat[k]:
-                self._memo[key] = _NONE
+                if key >= 0:
+                    memo[key] = _NONE
                 return _NONE
         sent = self.stream.sent
         limit = phrase.gap + 1
@@ -802,7 +819,8 @@ class Matcher:
                 for (s2, e2, f2, t2) in following
                 if s2 < s and s - limit <= e2 < s and sent[s2] == sent[s]
             ]
-        self._memo[key] = current
+        if key >= 0:
+            memo[key] = current
         return current
 
     def _with_listed_cues(self, term: CTerm, spans: list[Span]) -> list[Span]:
@@ -959,7 +977,9 @@ class Matcher:
             if needs is None:
                 spans = self.spans(pattern) if values else None
             else:
-                spans = memo.get(id(pattern))
+                spans = None
+                if isinstance(pattern, CPhrase) and pattern.nid >= 0:
+                    spans = memo[pattern.nid]
                 if spans is None:
                     for gid in needs:
                         if not sat[gid]:
