@@ -275,7 +275,8 @@ def gate(pattern: CPattern) -> Gate | None:
     A phrase matches only where every term matches, and a term only where one of its atoms
     (or the first atom of one of its alternative phrases) occurs; ``near`` needs every term
     of every part. So an answer in which some set has no atom cannot match the pattern, and
-    the matcher skips it with one set operation per term instead of walking its atoms.
+    the matcher skips it with one read per term of the item's gate table
+    (:meth:`Compiler.gate_id`) instead of walking its atoms.
 
     Returns:
         One atom set per term, smallest first (the likeliest to be absent); None for a
