@@ -107,6 +107,9 @@ class CTerm:
 
     atoms: tuple[int, ...]
     phrases: tuple[CPhrase, ...] = ()
+    nid: int = field(default=-1, compare=False, repr=False)
+    """Index in the compiler's node table (:meth:`Compiler._intern`; -1: not interned),
+    where the matcher memoises the term's spans per answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,10 +128,16 @@ class CPhrase:
     ``gap``: where the rubric wrote an article-only term that compiling dropped."""
     needs: tuple[frozenset[int], ...] = field(init=False, compare=False, repr=False)
     """The atom sets the phrase needs in an answer (:func:`gate`), computed on creation."""
+    need_ids: tuple[int, ...] = field(init=False, compare=False, repr=False)
+    """The same sets as indices into the compiler's gate table (:meth:`Compiler.gate_id`),
+    ``needs``' order; set when the compiler interns the phrase."""
+    nid: int = field(default=-1, init=False, compare=False, repr=False)
+    """Index in the compiler's node table, as :attr:`CTerm.nid`."""
 
     def __post_init__(self) -> None:
         sets = {_term_anchors(term) for term in self.terms}
         object.__setattr__(self, "needs", tuple(sorted(sets, key=len)))
+        object.__setattr__(self, "need_ids", ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +182,10 @@ class CompiledRule:
         flips: for each pattern, whether its own ``polarity`` is the opposite of the rule's
             (its negated matches then state the rule: "is not recorded" for "stops
             tracking").
+        gate_ids: ``gates`` as indices into the compiler's gate table
+            (:meth:`Compiler.gate_id`): what the matcher tests.
+        atoms_id: ``atoms`` as an index into the same table (-1: not registered, i.e. a
+            rule built by hand; the matcher then tries it).
         mixed: some pattern is flipped (computed on creation).
     """
 
@@ -183,6 +196,8 @@ class CompiledRule:
     atoms: frozenset[int] = frozenset()
     numbers: bool = False
     flips: tuple[bool, ...] = ()
+    gate_ids: tuple[tuple[int, ...] | None, ...] = ()
+    atoms_id: int = -1
     mixed: bool = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -260,7 +275,8 @@ def gate(pattern: CPattern) -> Gate | None:
     A phrase matches only where every term matches, and a term only where one of its atoms
     (or the first atom of one of its alternative phrases) occurs; ``near`` needs every term
     of every part. So an answer in which some set has no atom cannot match the pattern, and
-    the matcher skips it with one set operation per term instead of walking its atoms.
+    the matcher skips it with one read per term of the item's gate table
+    (:meth:`Compiler.gate_id`) instead of walking its atoms.
 
     Returns:
         One atom set per term, smallest first (the likeliest to be absent); None for a
@@ -309,19 +325,51 @@ class Compiler:
         with a digit, ``-`` or ``.``, an operator has neither), unlike a code token and a
         word (``backward()`` and ``backward``)."""
         self._nodes: dict[CTerm | CPhrase, CTerm | CPhrase] = {}
+        self.node_count = 0
+        """How many distinct terms and phrases the item has (:meth:`_intern` numbers them:
+        the matcher's per-answer memo is a list indexed by that number)."""
+        self._gate_index: dict[frozenset[int], int] = {}
+        self.gate_count = 0
+        """How many distinct gate sets (:data:`Gate` members) the item's patterns have."""
+        self.atom_gates: list[list[int]] = []
+        """Per atom id, the gate sets that hold it: a token matching the atom satisfies
+        them all. The matcher marks them once per answer, as each atom first occurs, so a
+        pattern's gate is a few list reads instead of a set operation per term."""
+
+    def gate_id(self, atoms: frozenset[int]) -> int:
+        """The index of a gate set in the item's gate table (registered on first use).
+
+        The table is the per-item precompiled form of the gates: :class:`Matcher` marks a
+        set satisfied when one of its atoms occurs in the answer, which is exactly when
+        ``atoms`` and the answer's atoms intersect (an empty set is never satisfied)."""
+        found = self._gate_index.get(atoms)
+        if found is None:
+            found = self.gate_count
+            self._gate_index[atoms] = found
+            self.gate_count += 1
+            for aid in atoms:
+                self.atom_gates[aid].append(found)
+        return found
 
     # ---- compilation -----------------------------------------------------------------
     def _intern(self, node: _Node) -> _Node:
         """One object per distinct term or phrase of the item, so the matcher's per-answer
-        memo (keyed by object) shares the work of a phrase or term that several patterns or
-        synonym expansions spell alike."""
-        return self._nodes.setdefault(node, node)  # type: ignore[return-value]
+        memo (indexed by the node's number) shares the work of a phrase or term that several
+        patterns or synonym expansions spell alike. A new phrase gets its gate ids here."""
+        found = self._nodes.setdefault(node, node)
+        if found is node:
+            object.__setattr__(node, "nid", self.node_count)
+            self.node_count += 1
+            if isinstance(node, CPhrase):
+                object.__setattr__(node, "need_ids", tuple(self.gate_id(s) for s in node.needs))
+        return found  # type: ignore[return-value]
 
     def _atom(self, atom: Atom) -> int:
         found = self._index.get(atom)
         if found is None:
             found = len(self.atoms)
             self.atoms.append(atom)
+            self.atom_gates.append([])
             self._index[atom] = found
             if atom.kind in (A_WORD, A_EXACT, A_PREFIX):
                 self.vocabulary.add(atom.text)
@@ -449,7 +497,12 @@ class Compiler:
             not isinstance(p, str) and p.polarity is not None and p.polarity != polarity
             for p in patterns
         )
-        return CompiledRule(rule_id, polarity, compiled, gates, atoms, numbers, flips)
+        gate_ids = tuple(
+            None if g is None else tuple(self.gate_id(atoms) for atoms in g) for g in gates
+        )
+        return CompiledRule(
+            rule_id, polarity, compiled, gates, atoms, numbers, flips, gate_ids, self.gate_id(atoms)
+        )
 
     # ---- lookup ----------------------------------------------------------------------
     def lookup(self, kind: int, surf: str) -> tuple[tuple[int, int], ...]:
@@ -647,7 +700,9 @@ class Matcher:
         negation: negation marks of the answer.
     """
 
-    def __init__(self, compiler: Compiler, stream: TokenStream, negation: Negation) -> None:
+    def __init__(
+        self, compiler: Compiler, stream: TokenStream, negation: Negation, gated: bool = True
+    ) -> None:
         self.stream = stream
         self.negation = negation
         surf, kinds = stream.surf, stream.kind
@@ -657,7 +712,10 @@ class Matcher:
         # One plain loop over typed locals: the compiled grader runs it as native code.
         word_cache: dict[str, tuple[tuple[int, int], ...]] = compiler.word_cache
         other_cache: dict[str, tuple[tuple[int, int], ...]] = compiler.other_cache
-        positions: dict[int, list[Span]] = {}
+        atom_gates = compiler.atom_gates
+        positions: list[list[Span]] = [_NONE] * len(compiler.atoms)
+        # ``gated=False`` (tests): every gate passes, so every pattern is tried
+        sat = [not gated] * compiler.gate_count
         plain = _one_token_spans(n)
         for i in range(n):
             text = surf[i]
@@ -667,47 +725,56 @@ class Matcher:
                 got = compiler.lookup(kind, text)
             for aid, flags in got:
                 span = (i, i, flags, (i,)) if flags else plain[i]
-                spans = positions.get(aid)
-                if spans is None:
+                spans = positions[aid]
+                if spans is _NONE:
                     positions[aid] = [span]
+                    # the atom's first occurrence satisfies every gate set that holds it
+                    for k in atom_gates[aid]:
+                        sat[k] = True
                 else:
                     spans.append(span)
         self.positions = positions
-        """atom id -> the one-token spans where it matched, in text order."""
-        self._present = positions.keys()
-        self._memo: dict[int, list[Span]] = {}
+        """Per atom id, the one-token spans where it matched, in text order (the shared
+        empty :data:`_NONE` where it did not: never mutated)."""
+        self._sat = sat
+        """Per gate set of the item (:meth:`Compiler.gate_id`): whether one of its atoms
+        occurs in the answer."""
+        self._memo: list[list[Span] | None] = [None] * compiler.node_count
+        """Per term or phrase of the item (its ``nid``), its spans once computed."""
         self._classes: bytearray | None = None
 
     def matched_tokens(self) -> set[int]:
         """Indices of tokens that some atom of the item matched (read from the one-token
         spans of :attr:`positions`, so the per-answer lookup keeps no per-token list)."""
-        return {span[0] for spans in self.positions.values() for span in spans}
+        return {span[0] for spans in self.positions for span in spans}
 
     def _term(self, term: CTerm) -> list[Span]:
         positions = self.positions
         if not term.phrases and len(term.atoms) == 1:
-            return positions.get(term.atoms[0], _NONE)  # shared: callers never mutate spans
-        key = id(term)
-        out = self._memo.get(key)
+            return positions[term.atoms[0]]  # shared: callers never mutate spans
+        nid = term.nid
+        if nid < 0:  # pragma: no cover - every compiled multi-atom term is interned
+            return self._term_spans(term)
+        out = self._memo[nid]
         if out is None:
-            out = self._memo[key] = self._term_spans(term)
+            out = self._memo[nid] = self._term_spans(term)
         return out
 
     def _term_spans(self, term: CTerm) -> list[Span]:
         positions = self.positions
         out: list[Span] = []
         for aid in term.atoms:
-            found = positions.get(aid)
+            found = positions[aid]
             if found:
                 out += found
         if term.phrases:
-            present = self._present
+            sat = self._sat
             memo = self._memo
             for sub in term.phrases:
-                spans = memo.get(id(sub))
+                spans = memo[sub.nid] if sub.nid >= 0 else None
                 if spans is None:
-                    for atoms in sub.needs:
-                        if present.isdisjoint(atoms):
+                    for k in sub.need_ids:
+                        if not sat[k]:
                             break
                     else:
                         out += self.phrase(sub)
@@ -717,14 +784,17 @@ class Matcher:
 
     def phrase(self, phrase: CPhrase) -> list[Span]:
         """Every span where ``phrase`` matches (the returned list must not be mutated)."""
-        key = id(phrase)
-        memo = self._memo.get(key)
-        if memo is not None:
-            return memo
-        present = self._present
-        for atoms in phrase.needs:
-            if present.isdisjoint(atoms):
-                self._memo[key] = _NONE
+        key = phrase.nid
+        memo = self._memo
+        if key >= 0:
+            done = memo[key]
+            if done is not None:
+                return done
+        sat = self._sat
+        for k in phrase.need_ids:
+            if not sat[k]:
+                if key >= 0:
+                    memo[key] = _NONE
                 return _NONE
         sent = self.stream.sent
         limit = phrase.gap + 1
@@ -750,7 +820,8 @@ class Matcher:
                 for (s2, e2, f2, t2) in following
                 if s2 < s and s - limit <= e2 < s and sent[s2] == sent[s]
             ]
-        self._memo[key] = current
+        if key >= 0:
+            memo[key] = current
         return current
 
     def _with_listed_cues(self, term: CTerm, spans: list[Span]) -> list[Span]:
@@ -879,9 +950,10 @@ class Matcher:
         being tried; that changes no result, only the time taken. When two patterns match
         the same tokens, the first one's span counts.
         """
-        present = self._present
+        sat = self._sat
         values = self.stream.values
-        if present.isdisjoint(rule.atoms) and not (rule.numbers and values):
+        atoms_id = rule.atoms_id
+        if atoms_id >= 0 and not sat[atoms_id] and not (rule.numbers and values):
             return RuleHits()
         questions = self.stream.questions
         sent = self.stream.sent
@@ -898,7 +970,7 @@ class Matcher:
             return self._mixed_rule(rule, rule.flips)
         # No pattern is flipped below. Indexed loops and a plain gate loop (no zip(), no
         # generator in all()) compile to native code.
-        patterns, gates = rule.patterns, rule.gates
+        patterns, gates = rule.patterns, rule.gate_ids
         for k in range(len(patterns)):
             pattern = patterns[k]
             needs = gates[k]
@@ -906,10 +978,12 @@ class Matcher:
             if needs is None:
                 spans = self.spans(pattern) if values else None
             else:
-                spans = memo.get(id(pattern))
+                spans = None
+                if isinstance(pattern, CPhrase) and pattern.nid >= 0:
+                    spans = memo[pattern.nid]
                 if spans is None:
-                    for atoms in needs:
-                        if present.isdisjoint(atoms):
+                    for gid in needs:
+                        if not sat[gid]:
                             break
                     else:
                         spans = self.spans(pattern)
@@ -987,14 +1061,14 @@ class Matcher:
         questions = self.stream.questions
         sent = self.stream.sent
         values = self.stream.values
-        present = self._present
+        sat = self._sat
         found: list[tuple[Span, bool]] = []
         seen: set[tuple[int, int]] = set()
-        for pattern, needs, flip in zip(rule.patterns, rule.gates, flips, strict=True):
+        for pattern, needs, flip in zip(rule.patterns, rule.gate_ids, flips, strict=True):
             if needs is None:
                 if not values:
                     continue
-            elif any(present.isdisjoint(atoms) for atoms in needs):
+            elif not all(sat[k] for k in needs):
                 continue
             for span in self.spans(pattern):
                 key = (span[0], span[1])
