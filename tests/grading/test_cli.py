@@ -223,13 +223,9 @@ CONTENT = Path(__file__).resolve().parents[2] / "content"
 @pytest.mark.parametrize(
     ("item", "verdict", "text", "concept"),
     [
-        # fresh26: three ✓ and "Partly there (0.40)", nothing that said why
-        (
-            "WHY1",
-            [],
-            "because each path contributes and the chain rule adds them up",
-            "separate-effects",
-        ),
+        # fresh26: ✓ lines and "Partly there (0.40)", nothing that said why (its own answer,
+        # "each path contributes and the chain rule adds them up", is correct since round 22)
+        ("WHY1", [], "the chain rule adds up each path", "separate-effects"),
         ("SE2", [], "you need retain_graph", "saved-tensors-freed"),
         (
             "TF10",
