@@ -113,6 +113,8 @@ MARKED_SETS: Final = (
     MarkedSet("eval35/dev21.jsonl", "all", 500, held_out=False, min_opposite=1),
     MarkedSet("eval36/test16.jsonl", "all", 500, held_out=True, min_opposite=1),
     MarkedSet("eval37/dev22.jsonl", "all", 500, held_out=False, min_opposite=1),
+    MarkedSet("eval38/test17.jsonl", "all", 500, held_out=True, min_opposite=1),
+    MarkedSet("eval39/dev23.jsonl", "all", 500, held_out=False, min_opposite=1),
 )
 """Every marked set, tuning and held-out."""
 

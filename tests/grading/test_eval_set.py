@@ -187,6 +187,13 @@ FLOORS: dict[str, Floor] = {
     "eval36/test16.jsonl": Floor(
         agreement=0.92, incorrect_as_correct=0.02, opposite_as_correct=0.05
     ),
+    # held-out set 17, written blind in stop 22's second session (phone chat-speak:
+    # abbreviations, emoji, run-ons, autocorrect slips, split messages; and a formal academic
+    # register); graded (numbers only) on the session's starting commit (328a54d) at
+    # 461/500 = 92.2%, 3/200 = 1.5%, 2/91 = 2.2%
+    "eval38/test17.jsonl": Floor(
+        agreement=0.92, incorrect_as_correct=0.02, opposite_as_correct=0.05
+    ),
 }
 
 reports: dict[str, EvalReport] = {}
